@@ -20,10 +20,11 @@ import numba
 KERNEL_DIR = pathlib.Path(__file__).resolve().parent / "kernels"
 
 
-def source_fingerprint() -> str:
+def source_fingerprint(kernel_dir: pathlib.Path = KERNEL_DIR) -> str:
+    """sha256 over every kernel source file (path and bytes) and the numba version."""
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(KERNEL_DIR.rglob("*.py")):
-        digest.update(str(path.relative_to(KERNEL_DIR)).encode())
+    for path in sorted(kernel_dir.rglob("*.py")):
+        digest.update(str(path.relative_to(kernel_dir)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -95,7 +96,7 @@ def _install() -> bool:
     except ImportError:
         pass
     for module in modules:
-        impl = getattr(module, "_CacheImpl", None)
+        impl = getattr(module, "CacheImpl", None) or getattr(module, "_CacheImpl", None)
         base = getattr(module, "_CacheLocator", None)
         classes = getattr(impl, "_locator_classes", None)
         if impl is None or base is None or not isinstance(classes, list):
