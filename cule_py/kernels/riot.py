@@ -1,0 +1,132 @@
+"""The interval timer of the 6532 RIOT, as ALE's M6532 computes it.
+
+Written from the behavioural spec (reference/ale-emucore-spec.md, sections 1.4, 3.2 and 3.3); the
+2600 console builds its RIOT on these functions, and the CPU tests bind them to a flat bus.
+
+The timer is lazy: nothing ticks. A write records the value, the interval and the system cycle
+count of the write; a read works out what the counter shows from the cycles elapsed since. ALE's
+maths, including its deviations from the real chip, is reproduced exactly:
+
+* a write is stamped with `clk` (the system cycle count the bus hands the device, which on ALE's
+  CPU is the count at the *end* of the writing instruction);
+* a read looks at `clk - 1` (the last bus cycle of the reading instruction), so `STA TIM64T`
+  straight followed by `LDA INTIM` reads the written value minus one;
+* past expiry, the first INTIM read made at least two cycles after the underflow latches an
+  offset from its own cycle count (`clk`, not `clk - 1`); from then on the value falls by one
+  every interval, not every cycle as on the real chip;
+* TIMINT only ever reports bit 7: set once the counter has underflowed, and clear again after
+  that latching INTIM read (reading TIMINT itself changes nothing);
+* any write re-arms the timer and forgets the latch.
+
+State lives in one int32 row per console, `state[env, field]`, so a batch of consoles keeps its
+timers in one (consoles, TIMER_FIELDS) array (or in columns of a larger state array with the same
+field numbering). Cycle stamps are signed 32-bit values that the console rebases at every frame
+start (`timer_rebase`); the arithmetic on them is modulo 2**32 as in ALE, which is why a few
+intermediate values are held in 64 bits and wrapped explicitly.
+
+Address decoding (the console or a test bus decides *which* addresses reach the RIOT at all):
+reads decode `addr & 7` (4 and 6 are INTIM, 5 and 7 are TIMINT; 0-3 are the ports), writes with
+`addr & 0x14 == 0x14` set the timer, `addr & 3` choosing the interval (1, 8, 64 or 1024 cycles);
+the interrupt-enable bit A3 is ignored.
+"""
+
+import numpy as np
+from numba.extending import register_jitable
+
+# Fields of a console's timer row.
+TIMER_VALUE = 0            # the value last written (T), 0..255
+TIMER_SHIFT = 1            # log2 of the interval (k): 0, 3, 6 or 10
+TIMER_SET_CYCLE = 2        # system cycle count of the last write (S), signed 32-bit
+TIMER_LATCH_CYCLE = 3      # cycle count of the first INTIM read past expiry (I), signed 32-bit
+TIMER_LATCHED = 4          # 1 once that read has happened (until the next write)
+TIMER_FIELDS = 5
+
+# log2 of the interval for the four timer write addresses, indexed by `addr & 3`:
+# TIM1T, TIM8T, TIM64T, T1024T.
+INTERVAL_SHIFTS = np.array([0, 3, 6, 10], dtype=np.int32)
+
+# The interval and value a System reset gives the timer (the value itself is drawn by the console
+# from the system RNG: 25 + draw % 75).
+RESET_SHIFT = 6
+
+_MASK32 = 0xFFFFFFFF
+_SIGN32 = 0x80000000
+
+
+@register_jitable
+def _signed32(v):
+    """`v` reduced modulo 2**32 and read as a signed 32-bit number (held in 64 bits)."""
+    return ((np.int64(v) + _SIGN32) & _MASK32) - _SIGN32
+
+
+@register_jitable
+def is_timer_read(addr):
+    """True for the RIOT I/O reads the timer answers (INTIM, TIMINT); the others are the ports."""
+    return (addr & 0x04) != 0
+
+
+@register_jitable
+def is_timer_write(addr):
+    """True for the RIOT I/O writes that set the timer (the others: ports and edge detect)."""
+    return (addr & 0x14) == 0x14
+
+
+@register_jitable
+def timer_reset(state, env, value):
+    """The timer as a System reset leaves it: `value` at the 64-cycle interval, set at cycle 0."""
+    state[env, TIMER_VALUE] = value & 0xFF
+    state[env, TIMER_SHIFT] = RESET_SHIFT
+    state[env, TIMER_SET_CYCLE] = 0
+    state[env, TIMER_LATCH_CYCLE] = 0
+    state[env, TIMER_LATCHED] = 0
+
+
+@register_jitable
+def timer_write(state, env, addr, value, clk):
+    """Set the timer: a write to a timer address (`is_timer_write(addr)`) at system cycle `clk`."""
+    state[env, TIMER_VALUE] = value & 0xFF
+    state[env, TIMER_SHIFT] = INTERVAL_SHIFTS[addr & 3]
+    state[env, TIMER_SET_CYCLE] = _signed32(clk)
+    state[env, TIMER_LATCHED] = 0
+
+
+@register_jitable
+def timer_read(state, env, addr, clk):
+    """INTIM or TIMINT (`is_timer_read(addr)`) read at system cycle `clk`; may latch (see above)."""
+    value = np.int64(state[env, TIMER_VALUE])
+    shift = np.int64(state[env, TIMER_SHIFT])
+    set_cycle = np.int64(state[env, TIMER_SET_CYCLE])
+    latched = np.int32(state[env, TIMER_LATCHED])
+    # Cycles since the write, as an unsigned 32-bit count: the read happens at clk - 1.
+    elapsed = (np.int64(clk) - 1 - set_cycle) & _MASK32
+    ticks = elapsed >> shift
+    # What the counter shows while it is still running; negative once it has underflowed.
+    running = _signed32(value - ticks - 1)
+    if (addr & 0x01) != 0:
+        # TIMINT: only bit 7, and only until the latching INTIM read.
+        if running < 0 and latched == 0:
+            return np.int32(0x80)
+        return np.int32(0)
+    if running >= 0:
+        return np.int32(running & 0xFF)
+    # Past expiry: a per-cycle countdown from the moment of the underflow.
+    past = _signed32((value << shift) - elapsed - 1)
+    if past <= -2 and latched == 0:
+        # The first read at least two cycles past the underflow latches its own cycle count.
+        latched = np.int32(1)
+        state[env, TIMER_LATCHED] = 1
+        state[env, TIMER_LATCH_CYCLE] = _signed32(clk)
+    if latched != 0:
+        latch_cycle = np.int64(state[env, TIMER_LATCH_CYCLE])
+        # Falls by one per interval after the latch, offset by the cycles between underflow and
+        # latch; only the low byte matters, so plain 64-bit arithmetic is exact here.
+        return np.int32((value - ticks - (latch_cycle - (set_cycle + (value << shift)))) & 0xFF)
+    # Only reached at the very cycle of the underflow: reads 0xFF.
+    return np.int32(past & 0xFF)
+
+
+@register_jitable
+def timer_rebase(state, env, cycles):
+    """Subtract `cycles` from the stamps, when the console resets its cycle counter to 0."""
+    state[env, TIMER_SET_CYCLE] = _signed32(np.int64(state[env, TIMER_SET_CYCLE]) - cycles)
+    state[env, TIMER_LATCH_CYCLE] = _signed32(np.int64(state[env, TIMER_LATCH_CYCLE]) - cycles)
