@@ -1,0 +1,152 @@
+"""The Atari 2600 console: the 6507 bound to the 2600 bus, the frame loop and the System reset.
+
+The bus (`console_read` / `console_write`) decodes the 13-bit address space as ALE's System does
+(spec 1.1): A12 = 1 is the cartridge; A12 = 0 and A7 = 1 is the RIOT (RAM when A9 = 0, I/O when
+A9 = 1); everything else is the TIA. `bus` is the tuple `(rom, scheme, ram, st, fb, env)`.
+
+One ALE frame (`run_frame`) is one `TIA::update()`: start a frame unless the last one was
+partial, execute up to 25,000 instructions until the TIA signals the frame end, then either close
+the frame or grey out the partial one (spec 1.6).
+"""
+
+import numpy as np
+from numba import njit, prange
+from numba.extending import register_jitable
+
+from .._jit_cache import CACHE_ENABLED
+from . import layout as L
+from . import riot, tia
+from .cart import cart_read, cart_reset, cart_write
+from .cpu6507 import ALE, make_cpu
+
+INSTRUCTIONS_PER_FRAME = 25000
+
+
+@register_jitable
+def riot_io_read(st, env, addr, clk):
+    port = addr & 7
+    if port == 0:
+        return np.int32(st[env, L.IN_SWCHA])       # [Q] built from the controllers only
+    if port == 1:
+        return np.int32(st[env, L.RIOT_DDRA])
+    if port == 2:
+        return np.int32(st[env, L.IN_SWCHB])
+    if port == 3:
+        return np.int32(0)
+    return riot.timer_read(st, env, addr, clk)
+
+
+@register_jitable
+def riot_io_write(st, env, addr, value, clk):
+    port = addr & 7
+    if port == 1:
+        st[env, L.RIOT_DDRA] = value
+    elif port >= 4 and riot.is_timer_write(addr):
+        riot.timer_write(st, env, addr, value, clk)
+
+
+@register_jitable
+def console_read(bus, addr, clk, data_bus):
+    rom, scheme, ram, st, fb, env = bus
+    if addr & 0x1000:
+        return cart_read(rom, scheme, st, env, addr)
+    if addr & 0x80:
+        if addr & 0x200:
+            return riot_io_read(st, env, addr, clk)
+        return np.int32(ram[env, addr & 0x7F])
+    return tia.read(st, fb, env, addr, clk, data_bus)
+
+
+@register_jitable
+def console_write(bus, addr, value, clk):
+    rom, scheme, ram, st, fb, env = bus
+    if addr & 0x1000:
+        cart_write(rom, scheme, st, env, addr, value)
+    elif addr & 0x80:
+        if addr & 0x200:
+            riot_io_write(st, env, addr, value, clk)
+        else:
+            ram[env, addr & 0x7F] = value
+    else:
+        clk = tia.write(st, fb, env, addr, value, clk, True)
+    return clk
+
+
+cpu_step = make_cpu(console_read, console_write, ALE)
+
+
+@register_jitable
+def run_frame(rom, scheme, ram, st, fb, env):
+    """One ALE frame for console `env`."""
+    clk = np.int32(st[env, L.CYCLES])
+    if st[env, L.TIA_PARTIAL_FRAME] == 0:
+        tia.start_frame(st, env, clk)
+        clk = np.int32(0)
+    st[env, L.TIA_PARTIAL_FRAME] = 1
+    st[env, L.TIA_FRAME_ENDED] = 0
+    if st[env, L.CPU_JAMMED] == 0:
+        pc = np.int32(st[env, L.CPU_PC])
+        a = np.int32(st[env, L.CPU_A])
+        x = np.int32(st[env, L.CPU_X])
+        y = np.int32(st[env, L.CPU_Y])
+        s = np.int32(st[env, L.CPU_S])
+        p = np.int32(st[env, L.CPU_P])
+        bus = (rom, scheme, ram, st, fb, env)
+        for _ in range(INSTRUCTIONS_PER_FRAME):
+            pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+            if jammed:
+                st[env, L.CPU_JAMMED] = 1
+                break
+            if st[env, L.TIA_FRAME_ENDED] != 0:
+                break
+        st[env, L.CPU_PC] = pc
+        st[env, L.CPU_A] = a
+        st[env, L.CPU_X] = x
+        st[env, L.CPU_Y] = y
+        st[env, L.CPU_S] = s
+        st[env, L.CPU_P] = p
+    st[env, L.CYCLES] = clk
+    scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
+    st[env, L.TIA_CURRENT_SCANLINE] = scanline
+    if st[env, L.TIA_FRAME_ENDED] != 0:
+        st[env, L.TIA_PARTIAL_FRAME] = 0
+        st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
+    elif st[env, L.TIA_FRAME_GREYED] == 0:
+        tia.grey_out_frame(st, fb, env)
+        st[env, L.TIA_FRAME_GREYED] = 1
+
+
+@register_jitable
+def system_reset(rom, scheme, ram, st, fb, rng, env):
+    """ALE's System::reset: RIOT (one system-RNG draw), TIA, cartridge, then the CPU. RAM stays."""
+    st[env, L.CYCLES] = 0
+    position = np.int32(st[env, L.SYSTEM_RNG_POSITION])
+    riot.timer_reset(st, env, 25 + np.int64(rng[position]) % 75)
+    st[env, L.SYSTEM_RNG_POSITION] = position + 1
+    st[env, L.RIOT_DDRA] = 0
+    tia.reset(st, fb, env, np.int32(st[env, L.TIA_PAL]))
+    cart_reset(rom, scheme, st, env)
+    st[env, L.CPU_A] = 0
+    st[env, L.CPU_X] = 0
+    st[env, L.CPU_Y] = 0
+    st[env, L.CPU_S] = 0xFF
+    st[env, L.CPU_P] = 0x20
+    st[env, L.CPU_JAMMED] = 0
+    lo = cart_read(rom, scheme, st, env, 0xFFFC)
+    hi = cart_read(rom, scheme, st, env, 0xFFFD)
+    st[env, L.CPU_PC] = lo | (hi << 8)
+
+
+@njit(parallel=True, cache=CACHE_ENABLED)
+def reset_consoles(rom, scheme, ram, st, fb, rng, mask):
+    for env in prange(st.shape[0]):
+        if mask[env]:
+            system_reset(rom, scheme, ram, st, fb, rng, env)
+
+
+@njit(parallel=True, cache=CACHE_ENABLED)
+def run_frames(rom, scheme, ram, st, fb, frames, mask):
+    for env in prange(st.shape[0]):
+        if mask[env]:
+            for _ in range(frames):
+                run_frame(rom, scheme, ram, st, fb, env)

@@ -1,0 +1,699 @@
+"""The TIA: playfield, players, missiles, ball, collisions, input ports and the frame boundary,
+as ALE's TIA computes them (reference/ale-emucore-spec.md section 2; quirks marked [Q] there are
+reproduced on purpose).
+
+The TIA is lazy, as ALE's is: nothing happens per colour clock. A render cursor trails the CPU;
+every TIA access first draws the pixels up to its own time with the *old* register values
+(`update_frame`), then applies its effect. Registers, object positions and the parameters of the
+"current masks" (which ALE keeps as pointers into precomputed tables, rebuilt only at specific
+events) live in the console's int32 state row (`layout.py`). Pixels go into one of two frame
+buffers `fb[console, buffer, row, column]`, swapped (not cleared) at each frame start.
+
+Clocks are colour clocks, 3 per CPU cycle; a line is 228 clocks, 68 of them horizontal blank.
+"""
+
+import numpy as np
+from numba.extending import register_jitable
+
+from . import layout as L
+from . import riot
+
+LINE = 228
+HBLANK = 68
+MAX_SCANLINES_NTSC = 290
+MAX_SCANLINES_PAL = 342
+NO_VSYNC_FINISH = 0x7FFFFFFF
+
+# Object bits of a pixel's "on" set, also the index into COLLISIONS.
+P0, P1, M0, M1, BL, PF = 1, 2, 4, 8, 16, 32
+
+
+def _collision_table():
+    pairs = {  # latch bit -> the two objects
+        0: (M0, P1), 1: (M0, P0), 2: (M1, P0), 3: (M1, P1), 4: (P0, PF), 5: (P0, BL), 6: (P1, PF),
+        7: (P1, BL), 8: (M0, PF), 9: (M0, BL), 10: (M1, PF), 11: (M1, BL), 12: (BL, PF),
+        13: (P0, P1), 14: (M0, M1),
+    }
+    table = np.zeros(64, np.int32)
+    for on in range(64):
+        for bit, (a, b) in pairs.items():
+            if on & a and on & b:
+                table[on] |= 1 << bit
+    return table
+
+
+COLLISIONS = _collision_table()
+
+# (read register & 7) -> latch bits reported in D7 and D6 (-1: D6 is always 0).
+COLLISION_READ_D7 = np.array([0, 2, 4, 6, 8, 10, 12, 13], np.int32)
+COLLISION_READ_D6 = np.array([1, 3, 5, 7, 9, 11, -1, 14], np.int32)
+
+
+def _playfield_bits():
+    """PF register bit shown in each 4-pixel block: [reflected][block 0..39]."""
+    left = [0, 1, 2, 3] + list(range(11, 3, -1)) + list(range(12, 20))
+    table = np.zeros((2, 40), np.int32)
+    table[0] = left + left
+    table[1] = left + left[::-1]
+    return table
+
+
+PLAYFIELD_BITS = _playfield_bits()
+
+
+def _motion_table():
+    """HMOVE motion by CPU cycle of the HMOVE write (0..75) and nibble (section 2.9)."""
+    early = [-6, -5, -5, -4, -3, -2, -2, -1, 0, 1, 1, 2, 3, 4, 4, 5, 6]          # cycles 4..20
+    late = [-6, -5, -4, -4, -3, -2, -1, -1, 0, 1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 8]   # cycles 55..74
+    table = np.zeros((76, 16), np.int32)
+    for x in range(76):
+        for n in range(16):
+            standard = -n if n < 8 else 16 - n
+            signed = n if n < 8 else n - 16
+            if x <= 3 or x == 75:
+                table[x, n] = standard
+            elif x <= 20:
+                table[x, n] = max(standard, early[x - 4])
+            elif x <= 54:
+                table[x, n] = 0
+            else:
+                table[x, n] = min(0, -(signed + late[x - 55]))
+    return table
+
+
+MOTION = _motion_table()
+
+# Copy starts of a NUSIZ mode as a bit set: bit k means a copy at offset 16*k (k = 0, 1, 2, 4).
+COPY_SETS = np.array([0b1, 0b11, 0b101, 0b111, 0b10001, 0b1, 0b10101, 0b1], np.int32)
+# Playfield register delays by CPU cycle within the line, mod 4 (section 2.1).
+PF_DELAYS = np.array([4, 5, 2, 3], np.int32)
+# HMOVE writes at these CPU cycles of the line switch on the HMOVE blank.
+HMOVE_BLANK_CYCLES = np.array([1 if (x <= 20 or x == 75) else 0 for x in range(76)], np.int32)
+
+
+# ---- object masks ------------------------------------------------------------------------------
+
+@register_jitable
+def player_bit(mode, suppress, d):
+    """GRP bit drawn at distance `d` (0..159) right of the player's position, 0 if none."""
+    if mode == 5 or mode == 7:
+        if suppress != 0 or d < 1:
+            return 0
+        shift = 1 if mode == 5 else 2
+        k = (d - 1) >> shift
+        if k >= 8:
+            return 0
+        return 0x80 >> k
+    start = d & 0xF0
+    if d - start >= 8 or start > 64:
+        return 0
+    copy = start >> 4
+    if copy == 0 and suppress != 0:
+        return 0
+    if (COPY_SETS[mode] >> copy) & 1 == 0:
+        return 0
+    return 0x80 >> (d - start)
+
+
+@register_jitable
+def missile_on(mode, size, d):
+    start = d & 0xF0
+    if d - start >= (1 << size) or start > 64:
+        return False
+    if mode == 5 or mode == 7:
+        return start == 0
+    return (COPY_SETS[mode] >> (start >> 4)) & 1 != 0
+
+
+@register_jitable
+def rebuild_player_mask(st, env, which, suppress):
+    if which == 0:
+        st[env, L.TIA_MASK_P0_POS] = st[env, L.TIA_POSP0]
+        st[env, L.TIA_MASK_P0_MODE] = st[env, L.TIA_NUSIZ0] & 7
+        st[env, L.TIA_MASK_P0_SUPPRESS] = suppress
+    else:
+        st[env, L.TIA_MASK_P1_POS] = st[env, L.TIA_POSP1]
+        st[env, L.TIA_MASK_P1_MODE] = st[env, L.TIA_NUSIZ1] & 7
+        st[env, L.TIA_MASK_P1_SUPPRESS] = suppress
+
+
+@register_jitable
+def rebuild_missile_mask(st, env, which):
+    if which == 0:
+        nusiz = np.int32(st[env, L.TIA_NUSIZ0])
+        st[env, L.TIA_MASK_M0_POS] = st[env, L.TIA_POSM0]
+        st[env, L.TIA_MASK_M0_MODE] = nusiz & 7
+        st[env, L.TIA_MASK_M0_SIZE] = (nusiz >> 4) & 3
+        st[env, L.TIA_MASK_M0_HIDDEN] = 0
+    else:
+        nusiz = np.int32(st[env, L.TIA_NUSIZ1])
+        st[env, L.TIA_MASK_M1_POS] = st[env, L.TIA_POSM1]
+        st[env, L.TIA_MASK_M1_MODE] = nusiz & 7
+        st[env, L.TIA_MASK_M1_SIZE] = (nusiz >> 4) & 3
+
+
+@register_jitable
+def rebuild_ball_mask(st, env):
+    st[env, L.TIA_MASK_BL_POS] = st[env, L.TIA_POSBL]
+    st[env, L.TIA_MASK_BL_SIZE] = (np.int32(st[env, L.TIA_CTRLPF]) >> 4) & 3
+
+
+# ---- rendering ---------------------------------------------------------------------------------
+
+@register_jitable
+def enabled_objects(st, env):
+    on = 0
+    if st[env, L.TIA_CUR_GRP0] != 0:
+        on |= P0
+    if st[env, L.TIA_CUR_GRP1] != 0:
+        on |= P1
+    if st[env, L.TIA_ENAM0] != 0 and st[env, L.TIA_RESMP0] == 0:
+        on |= M0
+    if st[env, L.TIA_ENAM1] != 0 and st[env, L.TIA_RESMP1] == 0:
+        on |= M1
+    if st[env, L.TIA_VDELBL] != 0:
+        if st[env, L.TIA_DENABL] != 0:
+            on |= BL
+    elif st[env, L.TIA_ENABL] != 0:
+        on |= BL
+    if st[env, L.TIA_PF] != 0:
+        on |= PF
+    return on
+
+
+@register_jitable
+def draw_pixels(st, fb, env, row, x0, n):
+    """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions."""
+    buf = np.int32(st[env, L.TIA_BUFFER])
+    if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
+        for x in range(x0, x0 + n):
+            fb[env, buf, row, x] = 0
+        return
+    enabled = enabled_objects(st, env)
+    ctrlpf = np.int32(st[env, L.TIA_CTRLPF])
+    score = (ctrlpf & 0x02) != 0
+    priority = (ctrlpf & 0x04) != 0
+    # [Q] ALE's playfield-only fast path draws score colours even with priority set.
+    pf_only_score = score and priority and enabled == PF
+    colubk = np.int32(st[env, L.TIA_COLUBK])
+    colupf = np.int32(st[env, L.TIA_COLUPF])
+    colup0 = np.int32(st[env, L.TIA_COLUP0])
+    colup1 = np.int32(st[env, L.TIA_COLUP1])
+    if enabled == 0:
+        for x in range(x0, x0 + n):
+            fb[env, buf, row, x] = colubk
+        return
+    pf = np.int32(st[env, L.TIA_PF])
+    reflect = np.int32(st[env, L.TIA_MASK_PF_REFLECT])
+    grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
+    grp1 = np.int32(st[env, L.TIA_CUR_GRP1])
+    p0_pos = np.int32(st[env, L.TIA_MASK_P0_POS])
+    p0_mode = np.int32(st[env, L.TIA_MASK_P0_MODE])
+    p0_sup = np.int32(st[env, L.TIA_MASK_P0_SUPPRESS])
+    p1_pos = np.int32(st[env, L.TIA_MASK_P1_POS])
+    p1_mode = np.int32(st[env, L.TIA_MASK_P1_MODE])
+    p1_sup = np.int32(st[env, L.TIA_MASK_P1_SUPPRESS])
+    m0_pos = np.int32(st[env, L.TIA_MASK_M0_POS])
+    m0_mode = np.int32(st[env, L.TIA_MASK_M0_MODE])
+    m0_size = np.int32(st[env, L.TIA_MASK_M0_SIZE])
+    m0_hidden = np.int32(st[env, L.TIA_MASK_M0_HIDDEN])
+    m1_pos = np.int32(st[env, L.TIA_MASK_M1_POS])
+    m1_mode = np.int32(st[env, L.TIA_MASK_M1_MODE])
+    m1_size = np.int32(st[env, L.TIA_MASK_M1_SIZE])
+    bl_pos = np.int32(st[env, L.TIA_MASK_BL_POS])
+    bl_width = np.int32(1) << np.int32(st[env, L.TIA_MASK_BL_SIZE])
+    collision = np.int32(st[env, L.TIA_COLLISION])
+    for x in range(x0, x0 + n):
+        on = 0
+        if enabled & PF:
+            if (pf >> PLAYFIELD_BITS[reflect, x >> 2]) & 1:
+                on |= PF
+        if enabled & P0:
+            if grp0 & player_bit(p0_mode, p0_sup, (x - p0_pos) % 160):
+                on |= P0
+        if enabled & P1:
+            if grp1 & player_bit(p1_mode, p1_sup, (x - p1_pos) % 160):
+                on |= P1
+        if enabled & M0 and m0_hidden == 0:
+            if missile_on(m0_mode, m0_size, (x - m0_pos) % 160):
+                on |= M0
+        if enabled & M1:
+            if missile_on(m1_mode, m1_size, (x - m1_pos) % 160):
+                on |= M1
+        if enabled & BL:
+            if (x - bl_pos) % 160 < bl_width:
+                on |= BL
+        collision |= COLLISIONS[on]
+        if priority:
+            if on & (PF | BL):
+                if pf_only_score:
+                    colour = colup0 if x < 80 else colup1
+                else:
+                    colour = colupf
+            elif on & (P0 | M0):
+                colour = colup0
+            elif on & (P1 | M1):
+                colour = colup1
+            else:
+                colour = colubk
+        else:
+            if on & (P0 | M0):
+                colour = colup0
+            elif on & (P1 | M1):
+                # With score on, a left-half playfield pixel takes COLUP0 over P1/M1.
+                colour = colup0 if (score and (on & PF) and x < 80) else colup1
+            elif on & PF:
+                colour = (colup0 if x < 80 else colup1) if score else colupf
+            elif on & BL:
+                colour = colupf
+            else:
+                colour = colubk
+        fb[env, buf, row, x] = colour
+    st[env, L.TIA_COLLISION] = collision
+
+
+@register_jitable
+def end_of_line(st, env):
+    """What ALE does when rendering passes a line end inside the display window."""
+    st[env, L.TIA_MASK_PF_REFLECT] = st[env, L.TIA_CTRLPF] & 1
+    rebuild_player_mask(st, env, 0, 0)
+    rebuild_player_mask(st, env, 1, 0)
+    if st[env, L.TIA_COSMIC_ARK] != 0:
+        counter = (np.int32(st[env, L.TIA_COSMIC_ARK_COUNTER]) + 1) & 3
+        st[env, L.TIA_COSMIC_ARK_COUNTER] = counter
+        if counter == 0:
+            step = 18
+        elif counter == 1:
+            step = 33
+        elif counter == 2:
+            step = 0
+        else:
+            step = 17
+        st[env, L.TIA_POSM0] = (np.int32(st[env, L.TIA_POSM0]) - step) % 160
+        rebuild_missile_mask(st, env, 0)
+        if counter == 1:
+            st[env, L.TIA_MASK_M0_SIZE] = max(np.int32(st[env, L.TIA_MASK_M0_SIZE]), 1)
+        elif counter == 2:
+            st[env, L.TIA_MASK_M0_HIDDEN] = 1
+
+
+@register_jitable
+def update_frame(st, fb, env, target):
+    """Draw everything before colour clock `target` with the current register values."""
+    display_start = np.int32(st[env, L.TIA_DISPLAY_START])
+    display_stop = np.int32(st[env, L.TIA_DISPLAY_STOP])
+    cursor = np.int32(st[env, L.TIA_CURSOR])
+    if target < display_start or cursor >= display_stop or cursor >= target:
+        return
+    if target > display_stop:
+        target = display_stop
+    to_end = np.int32(st[env, L.TIA_CLOCKS_TO_LINE_END])
+    while True:
+        segment_start = cursor
+        from_start = LINE - to_end
+        if target > cursor + to_end:
+            n = to_end
+            to_end = LINE
+            cursor = cursor + n
+        else:
+            n = target - cursor
+            to_end = to_end - n
+            cursor = target
+        if from_start < HBLANK:
+            skip = min(HBLANK - from_start, n)
+            from_start += skip
+            n -= skip
+        row = (segment_start - display_start) // LINE
+        if n > 0:
+            draw_pixels(st, fb, env, row, from_start - HBLANK, n)
+        if st[env, L.TIA_HMOVE_BLANK] != 0 and from_start < HBLANK + 8:
+            # The comb: zeros from where this segment's pixels began; longer if the segment ended
+            # inside horizontal blank (later segments redraw those pixels).
+            first = max(from_start - HBLANK, 0)
+            buf = np.int32(st[env, L.TIA_BUFFER])
+            for x in range(first, min(first + HBLANK + 8 - from_start, 160)):
+                fb[env, buf, row, x] = 0
+            if n + from_start >= HBLANK + 8:
+                st[env, L.TIA_HMOVE_BLANK] = 0
+        if to_end == LINE:
+            end_of_line(st, env)
+        if cursor >= target:
+            break
+    st[env, L.TIA_CURSOR] = cursor
+    st[env, L.TIA_CLOCKS_TO_LINE_END] = to_end
+
+
+# ---- frames ------------------------------------------------------------------------------------
+
+@register_jitable
+def frame_reset(st, fb, env):
+    """Frame bookkeeping after a System reset (clock 0), both buffers cleared."""
+    ystart = np.int32(st[env, L.TIA_YSTART])
+    height = np.int32(st[env, L.TIA_HEIGHT])
+    st[env, L.TIA_FRAME_START] = 0
+    st[env, L.TIA_DISPLAY_START] = LINE * ystart
+    st[env, L.TIA_DISPLAY_STOP] = LINE * (ystart + height)
+    st[env, L.TIA_CURSOR] = 0          # [Q] the frame start, not the display start
+    st[env, L.TIA_CLOCKS_TO_LINE_END] = LINE
+    st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
+    for buf in range(fb.shape[1]):
+        for row in range(fb.shape[2]):
+            for x in range(160):
+                fb[env, buf, row, x] = 0
+
+
+@register_jitable
+def start_frame(st, env, cycles):
+    """Begin a frame: swap buffers, rebase clocks to 0, open the display window."""
+    st[env, L.TIA_BUFFER] = 1 - st[env, L.TIA_BUFFER]
+    clocks = 3 * cycles
+    k = (clocks - np.int32(st[env, L.TIA_FRAME_START])) % LINE
+    # Devices rebase their stamps before the system cycle counter returns to 0.
+    riot.timer_rebase(st, env, cycles)
+    st[env, L.TIA_DUMP_DISABLED_CYCLE] = np.int32(st[env, L.TIA_DUMP_DISABLED_CYCLE]) - cycles
+    st[env, L.TIA_LAST_HMOVE_CLOCK] = np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK]) - clocks
+    finish = np.int32(st[env, L.TIA_VSYNC_FINISH])
+    st[env, L.TIA_VSYNC_FINISH] = finish - clocks
+    ystart = np.int32(st[env, L.TIA_YSTART])
+    height = np.int32(st[env, L.TIA_HEIGHT])
+    st[env, L.TIA_FRAME_START] = -k
+    st[env, L.TIA_DISPLAY_START] = -k + LINE * ystart
+    st[env, L.TIA_DISPLAY_STOP] = -k + LINE * (ystart + height)
+    st[env, L.TIA_CURSOR] = -k + LINE * ystart
+    st[env, L.TIA_CLOCKS_TO_LINE_END] = LINE
+    if st[env, L.TIA_PAL] != 0:
+        parity = np.int32(st[env, L.TIA_SCANLINES_LAST_FRAME]) & 1
+        for field in (L.TIA_COLUP0, L.TIA_COLUP1, L.TIA_COLUPF, L.TIA_COLUBK):
+            st[env, field] = (np.int32(st[env, field]) & 0xFE) | parity
+    st[env, L.TIA_FRAME_GREYED] = 0
+
+
+@register_jitable
+def grey_out_frame(st, fb, env):
+    """A partial frame: dim the current buffer from the scanline reached to the bottom."""
+    ystart = np.int32(st[env, L.TIA_YSTART])
+    height = np.int32(st[env, L.TIA_HEIGHT])
+    buf = np.int32(st[env, L.TIA_BUFFER])
+    first = max(np.int32(st[env, L.TIA_CURRENT_SCANLINE]), ystart) - ystart
+    for row in range(max(first, 0), height):
+        for x in range(160):
+            fb[env, buf, row, x] = (np.int32(fb[env, buf, row, x]) & 0x0F) >> 1
+
+
+# ---- register writes ---------------------------------------------------------------------------
+
+@register_jitable
+def line_position(st, env, clock):
+    return (clock - np.int32(st[env, L.TIA_FRAME_START])) % LINE
+
+
+@register_jitable
+def reflect_byte(v):
+    v = ((v & 0xF0) >> 4) | ((v & 0x0F) << 4)
+    v = ((v & 0xCC) >> 2) | ((v & 0x33) << 2)
+    return ((v & 0xAA) >> 1) | ((v & 0x55) << 1)
+
+
+@register_jitable
+def refresh_player_graphics(st, env):
+    g0 = np.int32(st[env, L.TIA_DGRP0]) if st[env, L.TIA_VDELP0] != 0 else np.int32(st[env, L.TIA_GRP0])
+    g1 = np.int32(st[env, L.TIA_DGRP1]) if st[env, L.TIA_VDELP1] != 0 else np.int32(st[env, L.TIA_GRP1])
+    if st[env, L.TIA_REFP0] != 0:
+        g0 = reflect_byte(g0)
+    if st[env, L.TIA_REFP1] != 0:
+        g1 = reflect_byte(g1)
+    st[env, L.TIA_CUR_GRP0] = g0
+    st[env, L.TIA_CUR_GRP1] = g1
+
+
+@register_jitable
+def reset_when(mode, old, new):
+    """ALE's player-reset table entry: -1 delay, +1 display, 0 neither (section 2.8).
+
+    ALE fills the table by walking candidate positions 0..236 upwards and storing at `pos % 160`,
+    later matches overwriting earlier ones, display tests after delay tests; so the candidate
+    `new + 160` (if within the walk) wins over `new` whenever it matches anything.
+    """
+    width = 8
+    if mode == 5:
+        width = 16
+    elif mode == 7:
+        width = 32
+    result = 0
+    for candidate in (new, new + 160):
+        if candidate > 236:
+            continue
+        value = 0
+        copies = COPY_SETS[mode]
+        for k in range(5):
+            if (copies >> k) & 1:
+                c = old + 16 * k
+                if c <= candidate < c + 4:
+                    value = -1
+        for k in range(5):
+            if (copies >> k) & 1:
+                c = old + 16 * k
+                if c + 4 <= candidate < c + 4 + width:
+                    value = 1
+        if value != 0:
+            result = value
+    return result
+
+
+@register_jitable
+def write_colour(st, env, field, value):
+    colour = value & 0xFE
+    if st[env, L.TIA_PAL] != 0 and (np.int32(st[env, L.TIA_SCANLINES_LAST_FRAME]) & 1):
+        colour |= 1
+    st[env, field] = colour
+
+
+@register_jitable
+def write(st, fb, env, addr, value, clk, last_access_was_read):
+    """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
+    reg = addr & 0x3F
+    clock = 3 * clk
+    if reg == 0x0D or reg == 0x0E or reg == 0x0F:
+        delay = PF_DELAYS[(line_position(st, env, clock) // 3) & 3]
+    elif reg == 0x04 or reg == 0x05 or reg == 0x12 or reg == 0x13:
+        delay = 8
+    elif reg == 0x01 or reg == 0x0B or reg == 0x0C or reg == 0x1B or reg == 0x1C:
+        delay = 1
+    else:
+        delay = 0
+    update_frame(st, fb, env, clock + delay)
+    if (clock - np.int32(st[env, L.TIA_FRAME_START])) // LINE > np.int32(st[env, L.TIA_MAX_SCANLINES]):
+        st[env, L.TIA_FRAME_ENDED] = 1
+
+    if reg == 0x00:                                     # VSYNC
+        st[env, L.TIA_VSYNC] = value
+        if value & 0x02:
+            st[env, L.TIA_VSYNC_FINISH] = clock + LINE
+        elif clock >= np.int32(st[env, L.TIA_VSYNC_FINISH]):
+            st[env, L.TIA_FRAME_ENDED] = 1
+            st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
+    elif reg == 0x01:                                   # VBLANK
+        old = np.int32(st[env, L.TIA_VBLANK])
+        if (old & 0x80) == 0 and (value & 0x80) != 0:
+            st[env, L.TIA_DUMP_ENABLED] = 1
+        elif (old & 0x80) != 0 and (value & 0x80) == 0:
+            st[env, L.TIA_DUMP_ENABLED] = 0
+            st[env, L.TIA_DUMP_DISABLED_CYCLE] = clk
+        st[env, L.TIA_VBLANK] = value
+    elif reg == 0x02:                                   # WSYNC
+        if last_access_was_read:
+            cycles_into_line = (clk - np.int32(st[env, L.TIA_FRAME_START]) // 3) % 76
+            if cycles_into_line != 0:
+                clk = clk + 76 - cycles_into_line
+    elif reg == 0x04 or reg == 0x05:                    # NUSIZ0/1
+        which = reg - 0x04
+        st[env, L.TIA_NUSIZ0 + which] = value
+        rebuild_player_mask(st, env, which, 0)
+        rebuild_missile_mask(st, env, which)
+    elif reg == 0x06:
+        write_colour(st, env, L.TIA_COLUP0, value)
+    elif reg == 0x07:
+        write_colour(st, env, L.TIA_COLUP1, value)
+    elif reg == 0x08:
+        write_colour(st, env, L.TIA_COLUPF, value)
+    elif reg == 0x09:
+        write_colour(st, env, L.TIA_COLUBK, value)
+    elif reg == 0x0A:                                   # CTRLPF
+        st[env, L.TIA_CTRLPF] = value
+        rebuild_ball_mask(st, env)
+        if line_position(st, env, clock) < 147:
+            st[env, L.TIA_MASK_PF_REFLECT] = value & 1
+    elif reg == 0x0B or reg == 0x0C:                    # REFP0/1
+        field = L.TIA_REFP0 if reg == 0x0B else L.TIA_REFP1
+        graphics = L.TIA_CUR_GRP0 if reg == 0x0B else L.TIA_CUR_GRP1
+        new = 1 if (value & 0x08) else 0
+        if new != np.int32(st[env, field]):
+            st[env, graphics] = reflect_byte(np.int32(st[env, graphics]))
+        st[env, field] = new
+    elif reg == 0x0D:                                   # PF0
+        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0xFFFF0) | ((value >> 4) & 0x0F)
+    elif reg == 0x0E:                                   # PF1
+        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0xFF00F) | (value << 4)
+    elif reg == 0x0F:                                   # PF2
+        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0x00FFF) | (value << 12)
+    elif reg == 0x10 or reg == 0x11:                    # RESP0/1
+        which = reg - 0x10
+        h = line_position(st, env, clock)
+        new = 3 if h < HBLANK else (h - HBLANK + 5) % 160
+        pos_field = L.TIA_POSP0 + which
+        mode = np.int32(st[env, L.TIA_NUSIZ0 + which]) & 7
+        when = reset_when(mode, np.int32(st[env, pos_field]), new)
+        if when == 1:
+            # [Q] The old copy stays on screen 11 more clocks.
+            update_frame(st, fb, env, clock + 11)
+        st[env, pos_field] = new
+        rebuild_player_mask(st, env, which, 0 if when == -1 else 1)
+    elif reg == 0x12 or reg == 0x13 or reg == 0x14:     # RESM0/1, RESBL
+        h = line_position(st, env, clock)
+        new = 2 if h < HBLANK else (h - HBLANK + 4) % 160
+        since_hmove = clock - np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK])
+        if reg == 0x12:
+            if since_hmove == 60 and h == 69:           # [Q] "Dolphin"
+                new = 8
+            st[env, L.TIA_POSM0] = new
+            rebuild_missile_mask(st, env, 0)
+        elif reg == 0x13:
+            if since_hmove == 9 and h == 18:            # [Q] "Pitfall II"
+                new = 3
+            st[env, L.TIA_POSM1] = new
+            rebuild_missile_mask(st, env, 1)
+        else:
+            if since_hmove == 54 and (h == 60 or h == 69):
+                new = 10
+            elif since_hmove == 9 and h == 18:
+                new = 3
+            elif since_hmove == 21 and h == 30:
+                new = 6
+            elif since_hmove == 18 and h == 27:
+                new = 5
+            st[env, L.TIA_POSBL] = new
+            rebuild_ball_mask(st, env)
+    elif reg == 0x1B:                                   # GRP0
+        st[env, L.TIA_GRP0] = value
+        st[env, L.TIA_DGRP1] = st[env, L.TIA_GRP1]
+        refresh_player_graphics(st, env)
+    elif reg == 0x1C:                                   # GRP1
+        st[env, L.TIA_GRP1] = value
+        st[env, L.TIA_DGRP0] = st[env, L.TIA_GRP0]
+        st[env, L.TIA_DENABL] = st[env, L.TIA_ENABL]
+        refresh_player_graphics(st, env)
+    elif reg == 0x1D:
+        st[env, L.TIA_ENAM0] = 1 if (value & 0x02) else 0
+    elif reg == 0x1E:
+        st[env, L.TIA_ENAM1] = 1 if (value & 0x02) else 0
+    elif reg == 0x1F:
+        st[env, L.TIA_ENABL] = 1 if (value & 0x02) else 0
+    elif reg == 0x20:
+        st[env, L.TIA_HMP0] = value >> 4
+    elif reg == 0x21:
+        st[env, L.TIA_HMP1] = value >> 4
+    elif reg == 0x22:                                   # HMM0
+        if (clock == np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK]) + 63
+                and np.int32(st[env, L.TIA_HMM0]) == 7 and (value >> 4) == 6):
+            st[env, L.TIA_COSMIC_ARK] = 1              # [Q] Cosmic Ark starfield
+            st[env, L.TIA_COSMIC_ARK_COUNTER] = 0
+        st[env, L.TIA_HMM0] = value >> 4
+    elif reg == 0x23:
+        st[env, L.TIA_HMM1] = value >> 4
+    elif reg == 0x24:
+        st[env, L.TIA_HMBL] = value >> 4
+    elif reg == 0x25:
+        st[env, L.TIA_VDELP0] = value & 1
+        refresh_player_graphics(st, env)
+    elif reg == 0x26:
+        st[env, L.TIA_VDELP1] = value & 1
+        refresh_player_graphics(st, env)
+    elif reg == 0x27:
+        st[env, L.TIA_VDELBL] = value & 1
+    elif reg == 0x28 or reg == 0x29:                    # RESMP0/1
+        which = reg - 0x28
+        field = L.TIA_RESMP0 + which
+        if st[env, field] != 0 and (value & 0x02) == 0:
+            mode = np.int32(st[env, L.TIA_NUSIZ0 + which]) & 7
+            middle = 8 if mode == 5 else (16 if mode == 7 else 4)
+            st[env, L.TIA_POSM0 + which] = (np.int32(st[env, L.TIA_POSP0 + which]) + middle) % 160
+            rebuild_missile_mask(st, env, which)
+        st[env, field] = 1 if (value & 0x02) else 0
+    elif reg == 0x2A:                                   # HMOVE
+        x = line_position(st, env, clock) // 3
+        if st[env, L.TIA_HMOVE_BLANKS_ALLOWED] != 0 and HMOVE_BLANK_CYCLES[x] != 0:
+            st[env, L.TIA_HMOVE_BLANK] = 1
+        st[env, L.TIA_POSP0] = (np.int32(st[env, L.TIA_POSP0]) + MOTION[x, np.int32(st[env, L.TIA_HMP0])]) % 160
+        st[env, L.TIA_POSP1] = (np.int32(st[env, L.TIA_POSP1]) + MOTION[x, np.int32(st[env, L.TIA_HMP1])]) % 160
+        st[env, L.TIA_POSM0] = (np.int32(st[env, L.TIA_POSM0]) + MOTION[x, np.int32(st[env, L.TIA_HMM0])]) % 160
+        st[env, L.TIA_POSM1] = (np.int32(st[env, L.TIA_POSM1]) + MOTION[x, np.int32(st[env, L.TIA_HMM1])]) % 160
+        st[env, L.TIA_POSBL] = (np.int32(st[env, L.TIA_POSBL]) + MOTION[x, np.int32(st[env, L.TIA_HMBL])]) % 160
+        rebuild_player_mask(st, env, 0, 0)
+        rebuild_player_mask(st, env, 1, 0)
+        rebuild_missile_mask(st, env, 0)
+        rebuild_missile_mask(st, env, 1)
+        rebuild_ball_mask(st, env)
+        st[env, L.TIA_LAST_HMOVE_CLOCK] = clock
+        st[env, L.TIA_COSMIC_ARK] = 0
+    elif reg == 0x2B:                                   # HMCLR
+        st[env, L.TIA_HMP0] = 0
+        st[env, L.TIA_HMP1] = 0
+        st[env, L.TIA_HMM0] = 0
+        st[env, L.TIA_HMM1] = 0
+        st[env, L.TIA_HMBL] = 0
+    elif reg == 0x2C:                                   # CXCLR
+        st[env, L.TIA_COLLISION] = 0
+    return clk
+
+
+# ---- reads -------------------------------------------------------------------------------------
+
+@register_jitable
+def paddle_charged(st, env, resistance, clk):
+    """INPT0-3 for a paddle of `resistance`: True once the pot capacitor has charged."""
+    if resistance == 0:
+        return True
+    if resistance == 0x7FFFFFFF or st[env, L.TIA_DUMP_ENABLED] != 0:
+        return False
+    # ALE's charge time, in double precision and in its order of evaluation.
+    needed = np.int64((1.6 * resistance * 0.01e-6) * 1.19e6) & 0xFFFFFFFF
+    # [Q] unsigned 32-bit comparison: a rebased, negative dump cycle can wrap the sum.
+    threshold = (np.int64(st[env, L.TIA_DUMP_DISABLED_CYCLE]) + needed) & 0xFFFFFFFF
+    return (np.int64(clk) & 0xFFFFFFFF) > threshold
+
+
+@register_jitable
+def read(st, fb, env, addr, clk, data_bus):
+    """A CPU read of TIA register `addr` at system cycle `clk`; undriven bits carry bus noise."""
+    update_frame(st, fb, env, 3 * clk)
+    reg = addr & 0x0F
+    noise = data_bus & 0x3F
+    if reg < 8:
+        collision = np.int32(st[env, L.TIA_COLLISION])
+        value = noise
+        if (collision >> COLLISION_READ_D7[reg]) & 1:
+            value |= 0x80
+        d6 = COLLISION_READ_D6[reg]
+        if d6 >= 0 and (collision >> d6) & 1:
+            value |= 0x40
+        return value
+    if reg < 12:                                        # INPT0-3: pot resistances by pin
+        if paddle_charged(st, env, np.int32(st[env, L.IN_POT0 + reg - 8]), clk):
+            return 0x80 | noise
+        return noise
+    if reg == 12:
+        return noise if st[env, L.IN_FIRE_LEFT] != 0 else 0x80 | noise
+    if reg == 13:
+        return noise if st[env, L.IN_FIRE_RIGHT] != 0 else 0x80 | noise
+    return noise
+
+
+@register_jitable
+def reset(st, fb, env, pal):
+    """TIA::reset: registers, positions, graphics and collisions to 0; frame bookkeeping anew."""
+    for field in range(L.TIA_VSYNC, L.TIA_MASK_M0_HIDDEN + 1):
+        st[env, field] = 0
+    st[env, L.TIA_LAST_HMOVE_CLOCK] = 0
+    st[env, L.TIA_PAL] = pal
+    st[env, L.TIA_MAX_SCANLINES] = MAX_SCANLINES_PAL if pal else MAX_SCANLINES_NTSC
+    frame_reset(st, fb, env)
