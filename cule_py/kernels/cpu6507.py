@@ -80,118 +80,121 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         raise ValueError(f"unknown CPU model {model!r}")
     u8, u16 = _narrowing_helpers(int_style)
     is_ale = model == ALE
+    # Every integer local of the core is an int32: each assignment and return is u8/u16(...) or
+    # np.int32(...). numba types int32 op int32 as int64; the narrowing at every assignment keeps
+    # the GPU code 32-bit (docs/developer.md, "Integer style in the hot loop (measured)").
 
     @register_jitable
     def set_nz(p, v):
-        p = p & 0x7D
+        p = np.int32(p & 0x7D)
         if v == 0:
-            p = p | FLAG_Z
-        return p | (v & 0x80)
+            p = np.int32(p | FLAG_Z)
+        return np.int32(p | (v & 0x80))
 
     @register_jitable
     def bcd_value(v):
-        return (v >> 4) * 10 + (v & 0x0F)
+        return np.int32((v >> 4) * 10 + (v & 0x0F))
 
     @register_jitable
     def bcd_encode(n):
-        n = n % 100
-        return ((n // 10) << 4) | (n % 10)
+        n = np.int32(n % 100)
+        return np.int32(((n // 10) << 4) | (n % 10))
 
     @register_jitable
     def adc(a, v, p):
-        carry = p & FLAG_C
-        binary = a + v + carry
-        p = p & 0x3C  # clear N V Z C
+        carry = np.int32(p & FLAG_C)
+        binary = np.int32(a + v + carry)
+        p = np.int32(p & 0x3C)  # clear N V Z C
         if (p & FLAG_D) == 0:
             r = u8(binary)
             if binary > 0xFF:
-                p = p | FLAG_C
-            p = p | (((a ^ r) & (v ^ r)) & 0x80) >> 1
+                p = np.int32(p | FLAG_C)
+            p = np.int32(p | (((a ^ r) & (v ^ r)) & 0x80) >> 1)
             return r, set_nz(p, r)
         if is_ale:
-            total = bcd_value(a) + bcd_value(v) + carry
+            total = np.int32(bcd_value(a) + bcd_value(v) + carry)
             r = u8(bcd_encode(total & 0xFF))
             if total > 99:
-                p = p | FLAG_C
-            p = p | (((a ^ r) & (v ^ r)) & 0x80) >> 1
+                p = np.int32(p | FLAG_C)
+            p = np.int32(p | (((a ^ r) & (v ^ r)) & 0x80) >> 1)
             return r, set_nz(p, r)
         # NMOS: Z from the binary sum, N and V from the half-adjusted sum, C from the full adjust.
-        lo = (a & 0x0F) + (v & 0x0F) + carry
+        lo = np.int32((a & 0x0F) + (v & 0x0F) + carry)
         if lo >= 0x0A:
-            lo = ((lo + 0x06) & 0x0F) + 0x10
-        t = (a & 0xF0) + (v & 0xF0) + lo
+            lo = np.int32(((lo + 0x06) & 0x0F) + 0x10)
+        t = np.int32((a & 0xF0) + (v & 0xF0) + lo)
         if u8(binary) == 0:
-            p = p | FLAG_Z
-        p = p | (t & 0x80)
-        p = p | ((~(a ^ v) & (a ^ t) & 0x80) >> 1)
+            p = np.int32(p | FLAG_Z)
+        p = np.int32(p | (t & 0x80))
+        p = np.int32(p | ((~(a ^ v) & (a ^ t) & 0x80) >> 1))
         if t >= 0xA0:
-            t = t + 0x60
+            t = np.int32(t + 0x60)
         if t >= 0x100:
-            p = p | FLAG_C
+            p = np.int32(p | FLAG_C)
         return u8(t), p
 
     @register_jitable
     def sbc(a, v, p):
         if (p & FLAG_D) == 0:
             return adc(a, v ^ 0xFF, p)
-        borrow = 1 - (p & FLAG_C)
-        p = p & 0x3C
+        borrow = np.int32(1 - (p & FLAG_C))
+        p = np.int32(p & 0x3C)
         if is_ale:
-            d = bcd_value(a) - bcd_value(v) - borrow
+            d = np.int32(bcd_value(a) - bcd_value(v) - borrow)
             if d < 0:
-                d = d + 100
+                d = np.int32(d + 100)
             if d < 0:
                 # ALE indexes its encode table below zero and lands in the decode table.
                 r = u8(bcd_value(256 + d))
             else:
                 r = u8(bcd_encode(d))
             if a >= v + borrow:
-                p = p | FLAG_C
-            p = p | (((a ^ r) & (v ^ r)) & 0x80) >> 1
+                p = np.int32(p | FLAG_C)
+            p = np.int32(p | (((a ^ r) & (v ^ r)) & 0x80) >> 1)
             return r, set_nz(p, r)
         # NMOS: every flag comes from the binary subtraction; only A is decimal-adjusted.
-        binary = a - v - borrow
+        binary = np.int32(a - v - borrow)
         r = u8(binary)
         if binary >= 0:
-            p = p | FLAG_C
-        p = p | (((a ^ v) & (a ^ r) & 0x80) >> 1)
+            p = np.int32(p | FLAG_C)
+        p = np.int32(p | (((a ^ v) & (a ^ r) & 0x80) >> 1))
         p = set_nz(p, r)
-        lo = (a & 0x0F) - (v & 0x0F) - borrow
+        lo = np.int32((a & 0x0F) - (v & 0x0F) - borrow)
         if lo < 0:
-            lo = ((lo - 0x06) & 0x0F) - 0x10
-        t = (a & 0xF0) - (v & 0xF0) + lo
+            lo = np.int32(((lo - 0x06) & 0x0F) - 0x10)
+        t = np.int32((a & 0xF0) - (v & 0xF0) + lo)
         if t < 0:
-            t = t - 0x60
+            t = np.int32(t - 0x60)
         return u8(t), p
 
     @register_jitable
     def compare(reg, v, p):
-        t = reg - v
+        t = np.int32(reg - v)
         p = set_nz(p & 0xFE, u8(t))
         if t >= 0:
-            p = p | FLAG_C
+            p = np.int32(p | FLAG_C)
         return p
 
     @register_jitable
     def arr(a, v, p):
-        t = a & v
-        carry_in = p & FLAG_C
+        t = np.int32(a & v)
+        carry_in = np.int32(p & FLAG_C)
         r = u8((t >> 1) | (carry_in << 7))
-        p = p & 0x3C
+        p = np.int32(p & 0x3C)
         if (p & FLAG_D) == 0:
             p = set_nz(p, r)
-            p = p | ((r >> 6) & 1)                 # C = bit 6
-            p = p | ((r ^ (r << 1)) & 0x40)        # V = bit 6 xor bit 5
+            p = np.int32(p | ((r >> 6) & 1))           # C = bit 6
+            p = np.int32(p | ((r ^ (r << 1)) & 0x40))  # V = bit 6 xor bit 5
             return r, p
         # Decimal ARR: N and Z from the shifted value, V from the AND result, then BCD fix-ups.
-        p = p | (carry_in << 7)
+        p = np.int32(p | (carry_in << 7))
         if r == 0:
-            p = p | FLAG_Z
-        p = p | ((r ^ t) & 0x40)
+            p = np.int32(p | FLAG_Z)
+        p = np.int32(p | ((r ^ t) & 0x40))
         if (t & 0x0F) + (t & 0x01) > 5:
-            r = (r & 0xF0) | ((r + 6) & 0x0F)
+            r = np.int32((r & 0xF0) | ((r + 6) & 0x0F))
         if (t & 0xF0) + (t & 0x10) > 0x50:
-            p = p | FLAG_C
+            p = np.int32(p | FLAG_C)
             r = u8(r + 0x60)
         return r, p
 
@@ -212,9 +215,9 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         last = op
         pc = u16(pc + 1)
         dec = np.int32(DECODE[op])
-        mode = dec & 0x0F
-        operation = (dec >> 4) & 0x7F
-        cls = (dec >> 11) & 0x03
+        mode = np.int32(dec & 0x0F)
+        operation = np.int32((dec >> 4) & 0x7F)
+        cls = np.int32((dec >> 11) & 0x03)
         clk = clk + (dec >> 13)
 
         # ---- effective address -------------------------------------------------------------
@@ -233,7 +236,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             hi = u8(bus_read(bus, u16(pc + 1), clk, lo))
             last = hi
             pc = u16(pc + 2)
-            ea = lo | (hi << 8)
+            ea = np.int32(lo | (hi << 8))
         elif mode == oc.ZPX or mode == oc.ZPY:
             zp = u8(bus_read(bus, pc, clk, last))
             last = zp
@@ -247,7 +250,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             hi = u8(bus_read(bus, u16(pc + 1), clk, lo))
             last = hi
             pc = u16(pc + 2)
-            base = lo | (hi << 8)
+            base = np.int32(lo | (hi << 8))
             if mode == oc.ABX:
                 ea = u16(base + x)
             else:
@@ -262,7 +265,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             else:
                 hi = u8(bus_read(bus, u8(zp + 1), clk, lo))
             last = hi
-            base = lo | (hi << 8)
+            base = np.int32(lo | (hi << 8))
             ea = u16(base + y)
             crossed = ((base ^ ea) & 0x100) != 0
         elif mode == oc.IZX:
@@ -275,17 +278,17 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             else:
                 hi = u8(bus_read(bus, u8(ptr + 1), clk, lo))
             last = hi
-            ea = lo | (hi << 8)
+            ea = np.int32(lo | (hi << 8))
         elif mode == oc.IND:
             lo = u8(bus_read(bus, pc, clk, last))
             hi = u8(bus_read(bus, u16(pc + 1), clk, lo))
             pc = u16(pc + 2)
-            ptr = lo | (hi << 8)
+            ptr = np.int32(lo | (hi << 8))
             tlo = u8(bus_read(bus, ptr, clk, hi))
             # The page-wrap bug: the high byte comes from the start of the same page.
             thi = u8(bus_read(bus, (ptr & 0xFF00) | ((ptr + 1) & 0xFF), clk, tlo))
             last = thi
-            ea = tlo | (thi << 8)
+            ea = np.int32(tlo | (thi << 8))
 
         # ---- read class ----------------------------------------------------------------------
         if cls == oc.CLS_READ:
@@ -306,15 +309,15 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             elif operation == oc.CMP:
                 p = compare(a, v, p)
             elif operation == oc.AND:
-                a = a & v
+                a = np.int32(a & v)
                 p = set_nz(p, a)
             elif operation == oc.ADC:
                 a, p = adc(a, v, p)
             elif operation == oc.ORA:
-                a = a | v
+                a = np.int32(a | v)
                 p = set_nz(p, a)
             elif operation == oc.EOR:
-                a = a ^ v
+                a = np.int32(a ^ v)
                 p = set_nz(p, a)
             elif operation == oc.SBC:
                 a, p = sbc(a, v, p)
@@ -323,9 +326,9 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             elif operation == oc.CPY:
                 p = compare(y, v, p)
             elif operation == oc.BIT:
-                p = (p & 0x3D) | (v & 0xC0)
+                p = np.int32((p & 0x3D) | (v & 0xC0))
                 if (a & v) == 0:
-                    p = p | FLAG_Z
+                    p = np.int32(p | FLAG_Z)
             elif operation == oc.LAX:
                 a = v
                 x = v
@@ -333,29 +336,29 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             elif operation == oc.NOP_READ:
                 pass
             elif operation == oc.ANC:
-                a = a & v
-                p = set_nz(p & 0xFE, a) | (a >> 7)
+                a = np.int32(a & v)
+                p = np.int32(set_nz(p & 0xFE, a) | (a >> 7))
             elif operation == oc.ALR:
-                t = a & v
-                a = t >> 1
-                p = set_nz(p & 0xFE, a) | (t & 1)
+                t = np.int32(a & v)
+                a = np.int32(t >> 1)
+                p = np.int32(set_nz(p & 0xFE, a) | (t & 1))
             elif operation == oc.ARR:
                 a, p = arr(a, v, p)
             elif operation == oc.SBX:
-                t = (a & x) - v
+                t = np.int32((a & x) - v)
                 x = u8(t)
                 p = set_nz(p & 0xFE, x)
                 if t >= 0:
-                    p = p | FLAG_C
+                    p = np.int32(p | FLAG_C)
             elif operation == oc.ANE:
-                a = (a | 0xEE) & x & v
+                a = np.int32((a | 0xEE) & x & v)
                 p = set_nz(p, a)
             elif operation == oc.LXA:
-                a = (a | 0xEE) & v
+                a = np.int32((a | 0xEE) & v)
                 x = a
                 p = set_nz(p, a)
             else:  # LAS
-                a = s & v
+                a = np.int32(s & v)
                 x = a
                 s = a
                 p = set_nz(p, a)
@@ -372,21 +375,21 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             elif operation == oc.STY:
                 v = y
             elif operation == oc.SAX:
-                v = a & x
+                v = np.int32(a & x)
             else:
                 # SHA/SHX/SHY/TAS store the register ANDed with (high byte of the target + 1).
                 if operation == oc.SHA:
-                    v = a & x
+                    v = np.int32(a & x)
                 elif operation == oc.SHX:
                     v = x
                 elif operation == oc.SHY:
                     v = y
                 else:  # TAS
-                    s = a & x
+                    s = np.int32(a & x)
                     v = s
                 # Both models use the high byte of the final (indexed) address and never corrupt
                 # the address: ALE does so, and so do the public single-step suites.
-                v = v & u8((ea >> 8) + 1)
+                v = np.int32(v & u8((ea >> 8) + 1))
             clk = bus_write(bus, ea, v, clk)
             return pc, a, x, y, s, p, clk, False
 
@@ -406,26 +409,26 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
                 r = u8(v - 1)
             elif operation == oc.ASL or operation == oc.SLO:
                 r = u8(v << 1)
-                p = (p & 0xFE) | (v >> 7)
+                p = np.int32((p & 0xFE) | (v >> 7))
             elif operation == oc.LSR or operation == oc.SRE:
-                r = v >> 1
-                p = (p & 0xFE) | (v & 1)
+                r = np.int32(v >> 1)
+                p = np.int32((p & 0xFE) | (v & 1))
             elif operation == oc.ROL or operation == oc.RLA:
                 r = u8((v << 1) | (p & FLAG_C))
-                p = (p & 0xFE) | (v >> 7)
+                p = np.int32((p & 0xFE) | (v >> 7))
             else:  # ROR, RRA
-                r = (v >> 1) | ((p & FLAG_C) << 7)
-                p = (p & 0xFE) | (v & 1)
+                r = np.int32((v >> 1) | ((p & FLAG_C) << 7))
+                p = np.int32((p & 0xFE) | (v & 1))
             if operation <= oc.ROR:
                 p = set_nz(p, r)
             elif operation == oc.SLO:
-                a = a | r
+                a = np.int32(a | r)
                 p = set_nz(p, a)
             elif operation == oc.RLA:
-                a = a & r
+                a = np.int32(a & r)
                 p = set_nz(p, a)
             elif operation == oc.SRE:
-                a = a ^ r
+                a = np.int32(a ^ r)
                 p = set_nz(p, a)
             elif operation == oc.RRA:
                 a, p = adc(a, r, p)
@@ -442,15 +445,15 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         # ---- control, stack, flags and register transfers ------------------------------------
         if operation == oc.BRANCH:
             # Opcode bits 7-6 pick the flag (N, V, C, Z), bit 5 the value that takes the branch.
-            sel = op >> 6
+            sel = np.int32(op >> 6)
             if sel == 0:
-                flag = p & FLAG_N
+                flag = np.int32(p & FLAG_N)
             elif sel == 1:
-                flag = p & FLAG_V
+                flag = np.int32(p & FLAG_V)
             elif sel == 2:
-                flag = p & FLAG_C
+                flag = np.int32(p & FLAG_C)
             else:
-                flag = p & FLAG_Z
+                flag = np.int32(p & FLAG_Z)
             offset = u8(bus_read(bus, ea, clk, last))
             if (flag != 0) == ((op & 0x20) != 0):
                 target = u16(pc + offset - ((offset & 0x80) << 1))
@@ -469,12 +472,12 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             s, clk = push(bus, s, pc >> 8, clk)
             s, clk = push(bus, s, pc & 0xFF, clk)
             hi = u8(bus_read(bus, pc, clk, pc & 0xFF))
-            pc = lo | (hi << 8)
+            pc = np.int32(lo | (hi << 8))
         elif operation == oc.RTS:
             last = u8(bus_read(bus, 0x100 | s, clk, last))
             s, lo = pull(bus, s, clk, last)
             s, hi = pull(bus, s, clk, lo)
-            pc = lo | (hi << 8)
+            pc = np.int32(lo | (hi << 8))
             bus_read(bus, pc, clk, hi)
             pc = u16(pc + 1)
         elif operation <= oc.TXS:
@@ -509,19 +512,19 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
                 s = x
         elif operation <= oc.CLV:
             if operation == oc.CLC:
-                p = p & ~FLAG_C
+                p = np.int32(p & ~FLAG_C)
             elif operation == oc.SEC:
-                p = p | FLAG_C
+                p = np.int32(p | FLAG_C)
             elif operation == oc.CLD:
-                p = p & ~FLAG_D
+                p = np.int32(p & ~FLAG_D)
             elif operation == oc.SED:
-                p = p | FLAG_D
+                p = np.int32(p | FLAG_D)
             elif operation == oc.CLI:
-                p = p & ~FLAG_I
+                p = np.int32(p & ~FLAG_I)
             elif operation == oc.SEI:
-                p = p | FLAG_I
+                p = np.int32(p | FLAG_I)
             else:
-                p = p & ~FLAG_V
+                p = np.int32(p & ~FLAG_V)
         elif operation == oc.PHA:
             s, clk = push(bus, s, a, clk)
         elif operation == oc.PHP:
@@ -533,24 +536,24 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         elif operation == oc.PLP:
             last = u8(bus_read(bus, 0x100 | s, clk, last))
             s, v = pull(bus, s, clk, last)
-            p = (v & 0xCF) | FLAG_U
+            p = np.int32((v & 0xCF) | FLAG_U)
         elif operation == oc.RTI:
             last = u8(bus_read(bus, 0x100 | s, clk, last))
             s, v = pull(bus, s, clk, last)
-            p = (v & 0xCF) | FLAG_U
+            p = np.int32((v & 0xCF) | FLAG_U)
             s, lo = pull(bus, s, clk, v)
             s, hi = pull(bus, s, clk, lo)
-            pc = lo | (hi << 8)
+            pc = np.int32(lo | (hi << 8))
         elif operation == oc.BRK:
             bus_read(bus, pc, clk, last)
             pc = u16(pc + 1)
             s, clk = push(bus, s, pc >> 8, clk)
             s, clk = push(bus, s, pc & 0xFF, clk)
             s, clk = push(bus, s, p | FLAG_B | FLAG_U, clk)
-            p = p | FLAG_I
+            p = np.int32(p | FLAG_I)
             lo = u8(bus_read(bus, 0xFFFE, clk, p))
             hi = u8(bus_read(bus, 0xFFFF, clk, lo))
-            pc = lo | (hi << 8)
+            pc = np.int32(lo | (hi << 8))
         elif operation == oc.NOP:
             pass
         else:  # JAM: the CPU stops until reset

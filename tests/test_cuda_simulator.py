@@ -1,0 +1,147 @@
+"""flat6502.run(device="cuda") under the CUDA simulator gives what device="cpu" gives.
+
+The simulator has to be chosen before numba is imported, so the CUDA side runs in a child Python
+(NUMBA_ENABLE_CUDASIM=1, CULE_PY_NO_CACHE=1) and the CPU side here; memory, registers, cycles
+and halted flags must agree exactly. This exercises the CUDA entry points, the launch and the
+host/device copies of flat6502 on a GPU-less machine; test_cuda_compile.py checks that the same
+kernels compile for a real GPU. The simulator runs ~10 us per emulated instruction per machine,
+so the cases are small: an assembled program on 4 machines and random code on 8 more.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cule_py
+import cule_py.flat6502 as flat
+from cule_py.asm6502 import assemble
+from cule_py.kernels import opcodes as oc
+
+PROGRAM = """
+        .org $0400
+start:  LDX #$02
+        LDY #$00
+        SED
+loop:   LDA $10,X
+        ADC #$19
+        STA $0300,Y
+        SBC $20
+        STA ($30),Y
+        PHA
+        ASL $40
+        ROR $0340,X
+        PLA
+        BIT $21
+        INY
+        DEX
+        BNE loop
+        CLD
+        JSR sub
+        LAX $12
+        DCP $41
+        ISC ($32,X)
+        SLO $0350,Y
+        ARR #$C3
+        SBX #$11
+        PHP
+        PLP
+        JMP (vector)
+sub:    INC $50
+        CMP #$80
+        BCC skip
+        ROL A
+skip:   RTS
+done:   CLC
+        LDA #$01
+back:   ADC #$37
+        BVC back
+        .byte $02
+vector: .word done
+"""
+PROGRAM_MACHINES = 4
+RANDOM_MACHINES = 8
+STEPS = (30, 30)     # two calls, the second continuing from the first (halted flags carried)
+
+CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import cule_py.flat6502 as flat
+    from numba import cuda
+
+    assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    data = dict(np.load(sys.argv[1]))
+    out = {}
+    for model in ("nmos", "ale"):
+        memory = data["memory"].copy()
+        registers = data["registers"].copy()
+        halted = data["halted"].copy()
+        cycles = [flat.run(memory, registers, n, model=model, device="cuda", halted=halted)
+                  for n in data["steps"]]
+        out.update({f"{model}_memory": memory, f"{model}_registers": registers,
+                    f"{model}_halted": halted, f"{model}_cycles": np.stack(cycles)})
+    np.savez(sys.argv[2], **out)
+""")
+
+
+def _initial_state():
+    rng = np.random.default_rng(20261122)
+    machines = PROGRAM_MACHINES + RANDOM_MACHINES
+    memory = np.zeros((machines, 65536), np.uint8)
+    registers = np.zeros((machines, 6), np.int32)
+    code = assemble(PROGRAM)
+    addresses = np.fromiter(code.keys(), np.int64)
+    values = np.fromiter(code.values(), np.int64).astype(np.uint8)
+    for m in range(PROGRAM_MACHINES):
+        memory[m, :0x100] = rng.integers(0, 256, 0x100)     # operands, pointers, flags to test
+        memory[m, 0x30] &= 0x7F                               # ($30),Y stays in page 3
+        memory[m, 0x31] = 0x03
+        memory[m, 0x33] = 0x03
+        memory[m, addresses] = values
+        registers[m] = [0x400, 0xFF, rng.integers(256), 0, 0, 0x20 | rng.integers(2)]
+    jams = np.isin(np.arange(256), oc.JAM_OPCODES)
+    for m in range(PROGRAM_MACHINES, machines):               # random code, illegal opcodes too
+        memory[m] = rng.integers(0, 256, 65536)
+        if m > PROGRAM_MACHINES:                               # JAMs only on the first of them
+            memory[m][jams[memory[m]]] = 0xEA
+        registers[m] = [rng.integers(65536), *rng.integers(0, 256, 4), rng.integers(256) | 0x20]
+    halted = np.zeros(machines, np.bool_)
+    halted[-1] = True                                          # a machine halted on entry
+    return memory, registers, halted
+
+
+@pytest.fixture(scope="module")
+def simulator_results(tmp_path_factory):
+    memory, registers, halted = _initial_state()
+    tmp = tmp_path_factory.mktemp("cudasim")
+    np.savez(tmp / "in.npz", memory=memory, registers=registers, halted=halted,
+             steps=np.array(STEPS))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(tmp / "in.npz"), str(tmp / "out.npz")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
+    return (memory, registers, halted), dict(np.load(tmp / "out.npz"))
+
+
+@pytest.mark.parametrize("model", ["nmos", "ale"])
+def test_simulated_cuda_matches_cpu(model, simulator_results):
+    (memory, registers, halted), sim = simulator_results
+    memory, registers, halted = memory.copy(), registers.copy(), halted.copy()
+    cycles = np.stack([flat.run(memory, registers, n, model=model, device="cpu", halted=halted)
+                       for n in STEPS])
+    # The cases do something: the program ran to its JAM, random code ran on.
+    assert halted[:PROGRAM_MACHINES].all() and not halted[PROGRAM_MACHINES + 1:-1].any()
+    assert (cycles.sum(axis=0)[PROGRAM_MACHINES + 1:-1] >= 60 * 2).all()
+    np.testing.assert_array_equal(sim[f"{model}_registers"], registers)
+    np.testing.assert_array_equal(sim[f"{model}_cycles"], cycles)
+    np.testing.assert_array_equal(sim[f"{model}_halted"], halted)
+    differ = np.nonzero((sim[f"{model}_memory"] != memory).any(axis=1))[0]
+    assert differ.size == 0, f"memory differs on machines {differ.tolist()}"
