@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -152,6 +153,33 @@ os._exit(0)   # skip ALE's destructors: the answer is out, a crash at teardown c
 """
 
 
+# For CV images: ALE writes its log straight to this child's stdout (no file-descriptor capture,
+# which made those loads crash), and the parent reads the scheme from it.
+_CV_PROBE = """
+import shutil, sys, tempfile
+from pathlib import Path
+import ale_py
+ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Info)
+with tempfile.TemporaryDirectory() as folder:
+    alias = Path(folder) / "tetris.bin"
+    shutil.copyfile(sys.argv[1], alias)
+    ale = ale_py.ALEInterface()
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.loadROM(str(alias))
+"""
+
+
+def _ale_cv_scheme(path, env):
+    for _attempt in range(5):
+        done = subprocess.run([sys.executable, "-c", _CV_PROBE, path], env=env, capture_output=True,
+                              text=True, timeout=120)
+        match = re.search(r"Bankswitch Type:\s*AUTO-DETECT ==> (\S+)", done.stdout + done.stderr)
+        if match:
+            return match.group(1)
+    raise AssertionError(f"ALE did not report a scheme for {path}: rc {done.returncode}, "
+                         f"{(done.stdout + done.stderr)[-2000:]}")
+
+
 def test_detect_scheme_on_synthetic_images_matches_ale(tmp_path):
     """Each branch of the heuristic, and the signature-search quirks, against ALE itself."""
     for name, image in SYNTHETIC.items():
@@ -165,6 +193,9 @@ def test_detect_scheme_on_synthetic_images_matches_ale(tmp_path):
     ale_says = {}
     for group in groups:
         files = [str(tmp_path / f"{name}.bin") for name in group]
+        if group[0] in cv:
+            ale_says[group[0]] = _ale_cv_scheme(files[0], env)
+            continue
         done = subprocess.run([sys.executable, "-c", _PROBE, *files], env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, f"ALE failed on {group}: {done.stderr[-2000:]}"
