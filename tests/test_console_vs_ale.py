@@ -1,9 +1,14 @@
 """The 2600 console against ale-py live: RAM and screen identical after every frame.
 
-Covers what the console does so far (2K/4K cartridges, joystick games in their default mode):
-ALE's power-on and PAL detection, reset_game, actions held 1-8 frames, resets at random times
-and after game over, an odd display height (carnival), a moved window (qbert), swapped ports
-(wizard_of_wor), and two consoles that must stay equal to each other.
+Covers what the console does so far (2K/4K cartridges): ALE's power-on and PAL detection,
+reset_game with the game's mode selection and starting actions, difficulty switches, joysticks
+and paddles, actions held 1-8 frames, resets at random times and after game over. Games chosen
+for what they exercise: an odd display height (carnival, journey_escape 230), a moved window
+(qbert), swapped ports (wizard_of_wor), PAL (adventure), paddles (breakout, kaboom; pong with
+swapped paddles on both ports), Select-press mode selection (freeway, space_invaders), a
+starting action (pitfall, journey_escape, kaboom), adventure's selection drawn from ALE's
+environment RNG. Each batch holds two consoles that play different actions and reset at
+different times, each against its own ALE.
 """
 
 import numpy as np
@@ -11,58 +16,133 @@ import pytest
 
 ale_py = pytest.importorskip("ale_py")
 
+from cule_py import games, modes  # noqa: E402
 from cule_py.console import ConsoleBatch  # noqa: E402
+from cule_py.kernels import cart  # noqa: E402
 
-GAMES = ["boxing", "seaquest", "carnival", "qbert", "wizard_of_wor", "riverraid", "donkey_kong",
-         "tetris"]
+# (game, mode, difficulty); None is the game's default.
+CASES = [(game, None, None) for game in (
+    "boxing", "seaquest", "carnival", "qbert", "wizard_of_wor", "riverraid", "donkey_kong",
+    "tetris", "freeway", "space_invaders", "pong", "breakout", "kaboom", "pitfall",
+    "journey_escape", "adventure")] + [
+    ("space_invaders", 7, 1), ("pong", 1, 3), ("adventure", 2, 2)]
 FRAMES = 1200
+ENV_SEED = 4321
 
 
-def ale_for(path):
+def ale_for(path, mode=None, difficulty=None, env_seed=ENV_SEED):
     ale = ale_py.ALEInterface()
     ale.setLoggerMode(ale_py.LoggerMode.Error)
     ale.setFloat("repeat_action_probability", 0.0)
+    ale.setInt("random_seed", env_seed)
     ale.loadROM(str(path))
+    if mode is not None:
+        ale.setMode(mode)
+    if difficulty is not None:
+        ale.setDifficulty(difficulty)
     return ale
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_frames_equal_ale(game):
-    consoles = ConsoleBatch(game, 2)
-    ale = ale_for(consoles.rom.path)
+def check(consoles, ales, where):
+    screens = consoles.screen()
+    for env, ale in enumerate(ales):
+        game = consoles.game.rom_id
+        ram = ale.getRAM()
+        assert np.array_equal(consoles.ram[env], ram), (
+            f"{game} console {env} {where}: RAM differs at "
+            f"{[hex(0x80 + b) for b in np.nonzero(consoles.ram[env] != ram)[0]]}")
+        screen = ale.getScreen()
+        assert screens[env].shape == screen.shape, f"{game} {where}: screen {screens[env].shape}"
+        assert np.array_equal(screens[env], screen), (
+            f"{game} console {env} {where}: {np.count_nonzero(screens[env] != screen)} pixels "
+            f"differ")
+
+
+@pytest.mark.parametrize("game,mode,difficulty", CASES,
+                         ids=[f"{g}-m{m}-d{d}" if m is not None else g for g, m, d in CASES])
+def test_frames_equal_ale(game, mode, difficulty):
+    consoles = ConsoleBatch(game, 2, mode=mode, difficulty=difficulty, env_seed=ENV_SEED)
+    ales = [ale_for(consoles.rom.path, mode, difficulty) for _ in range(2)]
+    check(consoles, ales, "after loadROM")
+    for ale in ales:
+        ale.reset_game()
+    consoles.reset()
+    check(consoles, ales, "after reset_game")
     rng = np.random.default_rng(sum(map(ord, game)))
-    actions = [int(a) for a in consoles.game.minimal_actions]
+    actions = np.array([int(a) for a in consoles.game.minimal_actions])
+    current = np.zeros(2, np.int64)
+    held = np.zeros(2, np.int64)
+    for frame in range(1, FRAMES + 1):
+        for env in range(2):
+            if held[env] == 0:
+                current[env] = actions[rng.integers(len(actions))]
+                held[env] = rng.integers(1, 9)
+            held[env] -= 1
+        consoles.act(current)
+        for env, ale in enumerate(ales):
+            ale.act(int(current[env]))
+        check(consoles, ales, f"frame {frame}")
+        # ALE's act() emulates nothing once the game is over: reset such a console at once.
+        resetting = np.array([ale.game_over() or rng.random() < 0.002 for ale in ales])
+        if resetting.any():
+            for env in np.nonzero(resetting)[0]:
+                ales[env].reset_game()
+                held[env] = 0
+            consoles.reset(resetting)
+            check(consoles, ales, f"reset of {np.nonzero(resetting)[0]} after frame {frame}")
 
-    def check(where):
-        ours = consoles.ram[0]
-        assert np.array_equal(ours, ale.getRAM()), (
-            f"{game} {where}: RAM differs at {np.nonzero(ours != ale.getRAM())[0]}")
-        screen = consoles.screen()
-        assert np.array_equal(screen[0], ale.getScreen()), (
-            f"{game} {where}: {np.count_nonzero(screen[0] != ale.getScreen())} pixels differ")
-        assert np.array_equal(consoles.ram[0], consoles.ram[1]) and np.array_equal(screen[0], screen[1])
 
-    check("after loadROM")
-    frame = 0
-    resets = 0
-    while frame < FRAMES:
-        action = actions[rng.integers(len(actions))]
-        for _ in range(rng.integers(1, 9)):
-            consoles.act([action, action])
+def _mode_cases():
+    cases = []
+    for rom_id in sorted(modes.SELECT):
+        game = games.get_game(rom_id)
+        if game.scheme not in cart.SCHEME_IDS:
+            continue
+        others = [m for m in game.modes if m != game.default_mode]
+        picks = sorted({others[-1], others[len(others) // 2]}) if others else []
+        cases.append((rom_id, picks))
+    return cases
+
+
+@pytest.mark.parametrize("game,picks", _mode_cases(), ids=[c[0] for c in _mode_cases()])
+def test_mode_selection_equals_ale(game, picks):
+    """Every game's mode selection: reset_game into two other modes and back to the default,
+    each followed by a few frames (hidden state such as the frame phase shows there)."""
+    info = games.get_game(game)
+    consoles = ConsoleBatch(game, 1, env_seed=ENV_SEED)
+    ale = ale_for(consoles.rom.path)
+    check(consoles, [ale], "after loadROM")
+    fire = int(games.Action.FIRE) if games.Action.FIRE in info.minimal_actions else 0
+    for mode in [*picks, info.default_mode]:
+        consoles.set_mode(mode)
+        ale.setMode(mode)
+        consoles.reset()
+        ale.reset_game()
+        check(consoles, [ale], f"reset_game into mode {mode}")
+        for frame in range(8):
+            if ale.game_over():     # demon_attack's modes 3-7: ALE's act() emulates nothing
+                break
+            action = fire if frame % 4 == 0 else 0
+            consoles.act(np.array([action]))
             ale.act(action)
-            frame += 1
-            check(f"frame {frame}")
-        if ale.game_over() or rng.random() < 0.01:
-            ale.reset_game()
-            consoles.reset()
-            resets += 1
-            check(f"reset {resets} at frame {frame}")
+            check(consoles, [ale], f"mode {mode} frame {frame + 1}")
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="mode 3 is not one of"):
+        ConsoleBatch("pong", 1, mode=3)
+    with pytest.raises(ValueError, match="difficulty 2 is not one of"):
+        ConsoleBatch("breakout", 1, difficulty=2)
+    consoles = ConsoleBatch("backgammon", 1)       # ALE's default difficulty 0 is not listed
+    assert consoles.difficulty == 0
+    with pytest.raises(ValueError, match="difficulty 0 is not one of"):
+        consoles.set_difficulty(0)
+    with pytest.raises(ValueError, match="action ids"):
+        consoles.act(np.array([18]))
+    with pytest.raises(ValueError, match="1 integer"):
+        consoles.act(np.array([0, 0]))
 
 
 def test_unsupported_games_are_refused():
     with pytest.raises(NotImplementedError, match="scheme F8"):
         ConsoleBatch("ms_pacman", 1)
-    with pytest.raises(NotImplementedError, match="paddle"):
-        ConsoleBatch("pong", 1)
-    with pytest.raises(NotImplementedError, match="mode selection"):
-        ConsoleBatch("space_invaders", 1)

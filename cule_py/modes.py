@@ -1,0 +1,178 @@
+"""How ALE selects a game's mode during reset_game: the one table of per-game facts.
+
+ALE's reset_game (spec 6.2) runs a game-specific mode selection between its two soft resets.
+Where there is one, it is always made of some of these steps:
+
+    1. a preamble: NOOP frames played through ALE's `act`, a soft reset, or one Select press of
+       a fixed length (opening a selection screen);
+    2. Select presses (`pressSelect(n)`: n frames with Select held, then one NOOP frame) until
+       the game's RAM shows the wanted mode; a console already showing it is not pressed;
+    3. a soft reset (4 frames with Reset held), after which ALE's own soft reset follows;
+    4. video_cube only: RIGHT frames through `act` until the cube number it shows is the
+       wanted one.
+
+A game without an entry here selects nothing (ALE's default); backgammon has an entry for its
+one mode, which is not the game's power-on choice. The facts were observed on
+ale-py 0.12.1 from outside (its RAM and screen after reset_game in every mode, and its frame
+counter, which counts one per Select press and one per `act` frame) and, where that left more
+than one reading, settled against ALE's per-game description; tests compare the result with
+ale-py live. Frames played through `act` draw twice each from ALE's environment RNG (its
+sticky-action draws); adventure also draws its Select press lengths from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _bcd(byte: int) -> int:
+    """A packed-BCD byte as a number, nibble by nibble (0x17 -> 17; 0x0A -> 10)."""
+    return (byte >> 4) * 10 + (byte & 0x0F)
+
+
+@dataclass(frozen=True)
+class Select:
+    """One game's mode selection.
+
+    ram, frames:  the RAM byte (CPU address) the press loop reads; frames Select is held a
+                  press (adventure: None, a length drawn from ALE's environment RNG).
+    shown:        the mode number the game shows, from that byte (default: the byte itself).
+    wanted:       the number that stands for ALE mode m (default: m).
+    also:         further (address, value) pairs that must hold as well (one-player settings).
+    noops_first:  NOOP frames through `act` before anything else (the game must be ready).
+    reset_first:  a soft reset before anything else.
+    press_first:  the length of one unconditional Select press before the loop (0: none).
+    noop_after_press: an `act` NOOP frame after each press (adventure's debouncer).
+    cube:         video_cube: BCD RAM byte of the cube number, chosen after the soft reset with
+                  RIGHT frames through `act` (mode // 100, or 1 below 100).
+    """
+
+    ram: int
+    frames: int | None
+    shown: Callable[[int], int] = lambda byte: byte
+    wanted: Callable[[int], int] = lambda mode: mode
+    also: tuple[tuple[int, int], ...] = ()
+    noops_first: int = 0
+    reset_first: bool = False
+    press_first: int = 0
+    noop_after_press: bool = False
+    cube: int | None = None
+
+
+SELECT: dict[str, Select] = {
+    "adventure": Select(0xDD, None, shown=lambda b: (b >> 1) & 3, noop_after_press=True),
+    "air_raid": Select(0xAA, 10, press_first=20),
+    "alien": Select(0x81, 1),
+    "atlantis": Select(0x8D, 2),
+    "backgammon": Select(0xDC, 1, wanted=lambda m: 3),     # its one mode is the game's 3rd
+    "bank_heist": Select(0x80, 1),
+    "basic_math": Select(0xC5, 2),
+    "berzerk": Select(0x80, 2, noops_first=20),
+    "bowling": Select(0x82, 2),
+    "breakout": Select(0xB2, 1),
+    "casino": Select(0xD4, 2),
+    "chopper_command": Select(0xE0, 2),
+    "defender": Select(0x9B, 2),
+    "demon_attack": Select(0xEA, 1),
+    "flag_capture": Select(0xD6, 2),
+    "freeway": Select(0x80, 1),
+    "frogger": Select(0xDD, 2, wanted=lambda m: 2 * m + 1),
+    "frostbite": Select(0x80, 1),
+    "gopher": Select(0xD3, 5, reset_first=True),
+    "hangman": Select(0xEE, 2),
+    "haunted_house": Select(0xCC, 2),
+    "human_cannonball": Select(0xB6, 2, wanted=lambda m: m + 1, also=((0xB7, 1),)),
+    "ice_hockey": Select(0x80, 2),
+    "king_kong": Select(0xEC, 2, wanted=lambda m: 2 * m),
+    "lost_luggage": Select(0x94, 2, wanted=lambda m: 3 * m + 1),
+    "name_this_game": Select(0xDE, 2),
+    "othello": Select(0xDE, 2, wanted=lambda m: m + 1),
+    "pacman": Select(0xCC, 2, wanted=lambda m: m + 1, also=((0xE6, 0),)),
+    "pong": Select(0x96, 2),
+    "pooyan": Select(0xBD, 2, press_first=2),
+    "space_invaders": Select(0xDC, 2),
+    "space_war": Select(0xA7, 2, shown=_bcd),
+    "star_gunner": Select(0xF4, 15),
+    "surround": Select(0xF9, 2, wanted=lambda m: m + 1),
+    "tennis": Select(0x80, 2),
+    "tic_tac_toe_3d": Select(0x88, 2),
+    "turmoil": Select(0xEA, 2),
+    "video_checkers": Select(0xF6, 1, wanted=lambda m: m + 6 if m >= 11 else m),
+    "video_chess": Select(0xEA, 1),
+    "video_cube": Select(0xFB, 2, shown=lambda b: b & 0x1F, wanted=lambda m: (0, 2, 8)[m % 100],
+                         cube=0x9F),
+    "video_pinball": Select(0xC1, 2),
+    "word_zapper": Select(0xDB, 2),
+    "yars_revenge": Select(0xE3, 1, press_first=2),
+}
+
+
+def _nothing(console, mask, mode, difficulty):
+    """Games with one mode: ALE's default setMode selects nothing."""
+
+
+def mode_select(game) -> Callable:
+    """The routine `ConsoleBatch` runs between reset_game's two soft resets for `game`:
+    `routine(console, mask, mode, difficulty)`."""
+    select = SELECT.get(game.rom_id)
+    if select is None:
+        if len(game.modes) > 1:
+            raise NotImplementedError(f"{game.rom_id}: how ALE selects its modes is not in "
+                                      f"cule_py.modes yet")
+        return _nothing
+    return lambda console, mask, mode, difficulty: _run(select, console, mask, mode, difficulty)
+
+
+_BYTES = np.arange(256)
+_BCD = (_BYTES >> 4) * 10 + (_BYTES & 0x0F)
+
+
+def _run(select: Select, console, mask, mode, difficulty) -> None:
+    from .console import NOOP, RIGHT
+    shown = np.array([select.shown(byte) for byte in range(256)])
+    wanted = select.wanted(mode)
+
+    def there():
+        """Per console: does its RAM show the mode (and the `also` settings)?"""
+        ram = console.ram
+        ok = shown[ram[:, select.ram & 0x7F]] == wanted
+        for address, value in select.also:
+            ok &= ram[:, address & 0x7F] == value
+        return ok
+    if select.noops_first:
+        console._act_frames(mask, NOOP, select.noops_first, difficulty)
+    if select.reset_first:
+        console._soft_reset(mask, difficulty)
+    if select.press_first:
+        console._press_select(mask, select.press_first, difficulty)
+    limit = console.MAX_SELECT_PRESSES
+    for _ in range(limit + 1):
+        pending = mask & ~there()
+        if not pending.any():
+            break
+        if select.frames is None:
+            # adventure: each press lasts 2 + (a draw from ALE's environment RNG) % 256 frames.
+            lengths = 2 + console._env_rng_draw(pending) % 256
+            for frames in np.unique(lengths[pending]):
+                console._press_select(pending & (lengths == frames), int(frames), difficulty)
+        else:
+            console._press_select(pending, select.frames, difficulty)
+        if select.noop_after_press:
+            console._act_frames(pending, NOOP, 1, difficulty)
+    else:
+        raise RuntimeError(f"{console.game.rom_id}: RAM ${select.ram:02X} never showed mode "
+                           f"{mode} after {limit} Select presses")
+    console._soft_reset(mask, difficulty)
+    if select.cube is not None:
+        cube = mode // 100 if mode >= 100 else 1
+        for _ in range(limit + 1):
+            pending = mask & (_BCD[console.ram[:, select.cube & 0x7F]] != cube)
+            if not pending.any():
+                break
+            console._act_frames(pending, RIGHT, 1, difficulty)
+        else:
+            raise RuntimeError(f"{console.game.rom_id}: cube {cube} never showed after "
+                               f"{limit} RIGHT frames")
