@@ -1,13 +1,16 @@
 """cule_py: thousands of Atari 2600 consoles at once, one CUDA thread each, or on the CPU cores.
 
 The emulator lives in `cule_py.kernels` (plain Python compiled by numba for both targets).
-Public entry points so far: `cule_py.flat6502.run` (the 6507 core on flat 64 KiB machines) and the
-`cule-py-bench` benchmark (`python -m cule_py`).
+Public entry points so far: `cule_py.AtariEmulator` (batches of consoles, each one ALE),
+`cule_py.flat6502.run` (the 6507 core on flat 64 KiB machines) and the `cule-py-bench` benchmark
+(`python -m cule_py`).
 """
 
 from ._version_check import ALE_PY_VALIDATED, check_ale_py_version
 
 __version__ = "0.1.0"
-__all__ = ["ALE_PY_VALIDATED", "__version__"]
+__all__ = ["ALE_PY_VALIDATED", "AtariEmulator", "EmulatorState", "__version__"]
 
 check_ale_py_version()
+
+from .emulator import AtariEmulator, EmulatorState  # noqa: E402

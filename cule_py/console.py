@@ -1,6 +1,6 @@
 """A batch of 2600 consoles driven the way ALE drives one: power-on, PAL detection, reset_game
 (with the game's mode selection and starting actions), and one frame per action, for joystick
-and paddle games. Internal engine under the coming `AtariEmulator` API.
+and paddle games. The engine under `cule_py.AtariEmulator`.
 
 Status: 2K/4K cartridges. Other schemes are refused with an error rather than run inexactly.
 
@@ -18,7 +18,8 @@ from . import modes as game_modes
 from . import roms
 from .games import PADDLE_DELTA, Action
 from .kernels import cart
-from .kernels import console as kernel
+from .kernels import environment as env_kernel
+from .kernels import game_logic, mt19937
 from .kernels import layout as L
 
 SYSTEM_RNG_SEED = 4753849
@@ -39,7 +40,6 @@ POT_GROUNDED = 0              # resistance 0: charged at once
 NOOP = int(Action.NOOP)
 RIGHT = int(Action.RIGHT)
 RESET = int(Action.RESET)
-ENV_RNG_DRAWS_PER_ACT = 2     # ALE's act() draws player A's and B's sticky decisions every frame
 
 # ALE action id -> (up, down, left, right, fire, reset) of player A's controller: joystick
 # directions, or for paddles left (resistance up) / right (resistance down) and the paddle's fire.
@@ -52,8 +52,7 @@ _INPUT[:18, :5] = [
 _INPUT[RESET, 5] = 1
 _UP, _DOWN, _LEFT, _RIGHT, _FIRE, _RESET = range(6)
 
-# The input fields of a state row, in this order, one slice: what `_apply` writes.
-_IN = slice(L.IN_SWCHA, L.IN_POT3 + 1)
+# The input fields of a state row, in this order (the environment kernel writes them as one run).
 assert (L.IN_SWCHB, L.IN_FIRE_LEFT, L.IN_FIRE_RIGHT, L.IN_POT0, L.IN_POT1, L.IN_POT2,
         L.IN_POT3) == tuple(range(L.IN_SWCHA + 1, L.IN_SWCHA + 8))
 
@@ -74,15 +73,20 @@ class ConsoleBatch:
                 setDifficulty; None: ALE's default, 0 (even for backgammon, which lists only 3).
     env_seed:   ALE's `random_seed` setting, per console or one for all: the seed of ALE's
                 environment RNG (std::mt19937), which ALE re-seeds at loadROM and draws from
-                twice per `act` frame. Here only adventure's mode selection reads it (its
-                Select press lengths); the draws are counted so that it reads what ALE reads.
+                twice per `act` frame (sticky actions) and for Adventure's Select presses.
+    repeat_action_probability: ALE's sticky-action probability.
+    max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
     """
 
     MAX_SELECT_PRESSES = 1000     # ALE loops forever; a game that never shows its mode is a bug
 
-    def __init__(self, game: str, num_envs: int, mode: int | None = None,
-                 difficulty: int | None = None, env_seed=0):
-        self.rom = roms.load_rom(game)
+    def __init__(self, game, num_envs: int, mode: int | None = None,
+                 difficulty: int | None = None, env_seed=0,
+                 repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0):
+        self.rom = game if isinstance(game, roms.Rom) else roms.load_rom(game)
+        if self.rom.game is None:
+            raise NotImplementedError("ROMs without ALE settings (allow_unknown) are not "
+                                      "supported by the console yet")
         self.game = self.rom.game
         if self.rom.scheme not in cart.SCHEME_IDS:
             raise NotImplementedError(f"cartridge scheme {self.rom.scheme} is not implemented yet "
@@ -94,32 +98,43 @@ class ConsoleBatch:
         self.mode = self._checked_mode(mode)
         self.difficulty = self._checked_difficulty(difficulty)
         self.num_envs = int(num_envs)
+        self.repeat_action_probability = _checked_probability(repeat_action_probability)
+        if isinstance(max_num_frames_per_episode, bool) or not isinstance(
+                max_num_frames_per_episode, (int, np.integer)) or max_num_frames_per_episode < 0:
+            raise ValueError("max_num_frames_per_episode must be an int >= 0 (0: no limit), got "
+                             f"{max_num_frames_per_episode!r}")
         self.rom_bytes = np.frombuffer(self.rom.data, np.uint8).copy()
         self.scheme = cart.SCHEME_IDS[self.rom.scheme]
         self.rng = system_rng_stream()
-        self.state = np.zeros((self.num_envs, L.STATE_FIELDS), np.int32)
-        self.ram = np.zeros((self.num_envs, 128), np.uint8)
-        self.frame_buffers = np.zeros((self.num_envs, 2, 250, 160), np.uint8)
-        # Paddle resistances of paddles 0 (player A) and 1 (player B, whom ALE never moves).
-        self.paddles = np.zeros((self.num_envs, 2), np.int64)
-        self.env_rng_seed = np.zeros(self.num_envs, np.int64)
+        n = self.num_envs
+        self.state = np.zeros((n, L.STATE_FIELDS), np.int32)
+        self.ram = np.zeros((n, 128), np.uint8)
+        self.frame_buffers = np.zeros((n, 2, 250, 160), np.uint8)
+        self.logic = np.zeros((n, game_logic.LOGIC_FIELDS), np.int32)
+        self.env_rng = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
+        self.env_rng_seed = np.zeros(n, np.int64)
         self.env_rng_seed[:] = env_seed
         if (self.env_rng_seed < 0).any() or (self.env_rng_seed > 0xFFFFFFFF).any():
             raise ValueError("env_seed must be in 0..2**32-1 (ALE seeds std::mt19937 with it)")
-        self.env_rng_draws = np.zeros(self.num_envs, np.int64)
-        self._env_rng_streams: dict[int, np.ndarray] = {}
-        self._all = np.ones(self.num_envs, np.bool_)
-        self._input_tables: dict[tuple[int, int], np.ndarray] = {}
-        # act(): ALE plays an action outside the legal set, and RESET, as NOOP; -1: no action.
-        self._act_filter = np.full(RESET + 1, -1, np.int32)
-        self._act_filter[:18] = NOOP
-        self._act_filter[RESET] = NOOP
-        self._act_filter[[int(a) for a in self.game.legal_actions]] = \
-            [int(a) for a in self.game.legal_actions]
+        self._rows = np.zeros(n, np.int32)
+        self._rewards = np.zeros(n, np.int32)
+        self._all = np.ones(n, np.bool_)
+        # act(): ALE plays an action outside the game's legal set as NOOP.
+        self._act_rows = np.full(18, NOOP, np.int32)
+        legal = [int(a) for a in self.game.legal_actions if int(a) < 18]
+        self._act_rows[legal] = legal
+        self._params = np.zeros(env_kernel.PARAMS, np.int32)
+        self._params[env_kernel.P_GAME_ID] = (game_logic.GAME_ID[self.game.rom_id]
+                                             if self.game.rom_id in game_logic.IMPLEMENTED
+                                             else -1)
         paddles = self.game.paddles
-        # Per action, the paddle's move each frame (ALE: RIGHT turns the resistance down).
-        self._paddle_delta = ((_INPUT[:, _LEFT] - _INPUT[:, _RIGHT]) * PADDLE_DELTA
-                              if paddles is not None else np.zeros(RESET + 1, np.int32))
+        if paddles is not None:
+            self._params[env_kernel.P_PADDLES] = 1
+            self._params[env_kernel.P_PADDLES_SWAPPED] = int(paddles.swapped)
+            self._params[env_kernel.P_PADDLE_MIN] = paddles.resistance_min
+            self._params[env_kernel.P_PADDLE_MAX] = paddles.resistance_max
+        self._params[env_kernel.P_MAX_FRAMES] = int(max_num_frames_per_episode)
+        self._input_tables: dict[int, np.ndarray] = {}
         self.power_on()
 
     # -- settings --------------------------------------------------------------------------------
@@ -152,11 +167,13 @@ class ConsoleBatch:
     # -- ALE's sequences -------------------------------------------------------------------------
     def power_on(self, mask=None) -> None:
         """`loadROM`: RAM from the system RNG, PAL detection, two System resets, then reset_game
-        in the game's default mode and difficulty. The environment RNG starts anew."""
+        in the game's default mode and difficulty. The environment RNG is seeded anew."""
         mask = self._mask(mask)
         st = self.state
-        self.env_rng_draws[mask] = 0
+        mt19937.seed_generators(self.env_rng, self.env_rng_seed, mask)
         self.ram[mask] = self.rng[:128] & 0xFF
+        self.logic[mask] = 0
+        self.frame_buffers[mask] = 0
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[mask] = 0
         st[mask, L.SYSTEM_RNG_POSITION] = 129
@@ -167,12 +184,15 @@ class ConsoleBatch:
         # properties put them; the paddles' resistance events are still 0.
         left, right = self.game.power_on_difficulty
         difficulty = (1 if left == "A" else 0) | (2 if right == "A" else 0)
-        self.paddles[mask] = POT_GROUNDED
-        self._apply(mask, NOOP, 0, difficulty)
+        rows = self._inputs(difficulty)[env_kernel.SWITCHES_PLAIN, NOOP, :env_kernel.INPUT_FIELDS]
+        st[np.ix_(mask, np.arange(L.IN_SWCHA, L.IN_POT3 + 1))] = rows
+        if self.game.paddles is not None:
+            st[mask, L.IN_POT0] = POT_GROUNDED
+            st[mask, L.IN_POT1] = POT_GROUNDED
         self._system_reset(mask)
         pal_votes = np.zeros(self.num_envs, np.int32)
         for frame in range(_PAL_DETECT_FRAMES):
-            self._frames(mask, 1)
+            self._drive(env_kernel.OP_FRAMES, mask, difficulty, frames=1)
             if frame >= 30:
                 pal_votes += st[:, L.TIA_SCANLINES_LAST_FRAME] > 285
         pal = mask & (pal_votes >= 15)
@@ -180,24 +200,35 @@ class ConsoleBatch:
         if self.game.height == 210:
             st[pal, L.TIA_HEIGHT] = 250
         self._system_reset(mask)
+        st[mask, L.ENV_FRAME_NUMBER] = 0
         self._reset_game(mask, self.game.default_mode, self.game.default_difficulty)
 
     def reset(self, mask=None) -> None:
         """`reset_game` in the batch's mode and difficulty."""
         self._reset_game(self._mask(mask), self.mode, self.difficulty)
 
-    def act(self, actions) -> None:
-        """One frame on every console from player A's ALE action ids (ALE's `act`: an action
-        outside the game's legal set, and RESET, play as NOOP)."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integer ALE action ids, got "
-                             f"shape {actions.shape} dtype {actions.dtype}")
-        if actions.min() < 0 or actions.max() > RESET or (self._act_filter[actions] < 0).any():
-            bad = sorted({int(a) for a in actions.ravel()
-                          if not 0 <= a <= RESET or self._act_filter[a] < 0})
-            raise ValueError(f"actions must be ALE action ids 0-17 (or RESET, 40), got {bad}")
-        self._act_frames(self._all, self._act_filter[actions], 1, self.difficulty)
+    def act(self, actions, frames: int = 1) -> np.ndarray:
+        """`frames` x ALE's `act(action)` on every console (sticky actions, no emulation once
+        the game is over); returns each console's summed reward (int32). An action outside the
+        game's legal set plays as NOOP, as in ALE."""
+        rows = self._act_rows[self.checked_actions(actions)]
+        self._rows[:] = rows
+        self._drive(env_kernel.OP_ACT, self._all, self.difficulty, frames=frames)
+        return self._rewards.copy()
+
+    def checked_actions(self, actions) -> np.ndarray:
+        """`actions` as an int64 array after ALE-id validation; raises ValueError/TypeError."""
+        array = np.asarray(actions)
+        if array.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integer ALE action ids (any int dtype), got dtype "
+                            f"{array.dtype}")
+        if array.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), one per console, got "
+                             f"{array.shape}")
+        if array.size and (array.min() < 0 or array.max() > 17):
+            bad = sorted({int(a) for a in array if not 0 <= a <= 17})
+            raise ValueError(f"actions must be ALE action ids 0..17, got {bad}")
+        return array.astype(np.int64)
 
     # -- views -----------------------------------------------------------------------------------
     def screen(self) -> np.ndarray:
@@ -206,110 +237,97 @@ class ConsoleBatch:
         rows = np.arange(self.num_envs)
         return self.frame_buffers[rows, st[:, L.TIA_BUFFER], :height].copy()
 
+    def flags(self):
+        """(lives, terminal, truncated) per console."""
+        lives = np.zeros(self.num_envs, np.int32)
+        terminal = np.zeros(self.num_envs, np.bool_)
+        truncated = np.zeros(self.num_envs, np.bool_)
+        env_kernel.lives_and_flags(self.logic, self.state, self._params, lives, terminal,
+                                   truncated)
+        return lives, terminal, truncated
+
     # -- the pieces of reset_game ------------------------------------------------------------------
     def _reset_game(self, mask, mode, difficulty) -> None:
-        """StellaEnvironment::reset (spec 6.2): paddles centred, System reset, 60 NOOP frames,
-        soft reset, the game's mode selection, soft reset, the starting actions (through
-        `emulate`, so not noop-filtered: three games start with RESET)."""
+        """StellaEnvironment::reset (spec 6.2): episode counter cleared, paddles centred, System
+        reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection, soft
+        reset, the starting actions (through `emulate`, so not noop-filtered: three games start
+        with RESET)."""
+        st = self.state
+        st[mask, L.ENV_EPISODE_FRAME] = 0
         if self.game.paddles is not None:
-            self.paddles[mask] = self.game.paddles.resistance_start
+            st[mask, L.ENV_PADDLE0] = self.game.paddles.resistance_start
+            st[mask, L.ENV_PADDLE1] = self.game.paddles.resistance_start
         self._system_reset(mask)
         self._emulate(mask, NOOP, _RESET_NOOP_FRAMES, difficulty)
         self._soft_reset(mask, difficulty)
+        self._drive(env_kernel.OP_LOGIC_RESET, mask, difficulty)
         self._mode_select(self, mask, mode, difficulty)
+        self._params[env_kernel.P_MODE] = mode
+        self._drive(env_kernel.OP_LOGIC_SET_MODE, mask, difficulty)
         self._soft_reset(mask, difficulty)
         for action in self.game.starting_actions:
-            self._emulate(mask, int(action), 1, difficulty)
+            row = env_kernel.ROW_RESET if action == Action.RESET else int(action)
+            self._emulate(mask, row, 1, difficulty)
 
     def _soft_reset(self, mask, difficulty) -> None:
-        """softReset: the console's Reset switch held for 4 frames."""
-        self._emulate(mask, RESET, _SOFT_RESET_FRAMES, difficulty)
+        """softReset: the console's Reset switch held for 4 frames; the sticky action is NOOP."""
+        self._emulate(mask, env_kernel.ROW_RESET, _SOFT_RESET_FRAMES, difficulty)
+        self.state[mask, L.ENV_STICKY_ACTION] = NOOP
 
     def _press_select(self, mask, frames, difficulty) -> None:
         """pressSelect(n): Select held for n frames (the paddles as they are), then a NOOP frame."""
-        self._apply(mask, NOOP, SWITCH_SELECT, difficulty)
-        self._frames(mask, frames)
-        self._emulate(mask, NOOP, 1, difficulty)
+        self._drive(env_kernel.OP_PRESS_SELECT, mask, difficulty, frames=frames)
 
-    def _act_frames(self, mask, actions, frames, difficulty) -> None:
-        """Frames played through ALE's act(): emulate one frame each, two environment-RNG draws."""
-        for _ in range(frames):
-            self._emulate(mask, actions, 1, difficulty)
-            self.env_rng_draws[mask] += ENV_RNG_DRAWS_PER_ACT
+    def _act_frames(self, mask, action, frames, difficulty) -> None:
+        """Frames played through ALE's act() during mode selection (sticky draws included)."""
+        self._rows[:] = action
+        self._drive(env_kernel.OP_ACT, mask, difficulty, frames=frames)
+
+    def _emulate(self, mask, row, frames, difficulty) -> None:
+        self._rows[:] = row
+        self._drive(env_kernel.OP_EMULATE, mask, difficulty, frames=frames)
 
     def _env_rng_draw(self, mask) -> np.ndarray:
         """The next output of each masked console's environment RNG (0 elsewhere)."""
         out = np.zeros(self.num_envs, np.int64)
-        for env in np.nonzero(mask)[0]:
-            seed, position = int(self.env_rng_seed[env]), int(self.env_rng_draws[env])
-            stream = self._env_rng_streams.get(seed)
-            if stream is None or len(stream) <= position:
-                generator = np.random.RandomState(seed)._bit_generator
-                stream = generator.random_raw(max(2 * position, 1 << 12)).astype(np.int64)
-                self._env_rng_streams[seed] = stream
-            out[env] = stream[position]
-            self.env_rng_draws[env] = position + 1
+        mt19937.draw(self.env_rng, mask, out)
         return out
 
-    def _emulate(self, mask, actions, frames, difficulty) -> None:
-        """ALE's emulate(action, NOOP, n): player A's action applied; paddles move each frame."""
-        delta = self._paddle_delta[actions]
-        if not np.any(delta):
-            self._apply(mask, actions, 0, difficulty)
-            self._frames(mask, frames)
-            return
-        paddles = self.game.paddles
-        for _ in range(frames):
-            moved = np.clip(self.paddles[:, 0] + delta, paddles.resistance_min,
-                            paddles.resistance_max)
-            self.paddles[mask, 0] = moved[mask]
-            self._apply(mask, actions, 0, difficulty)
-            self._frames(mask, 1)
-
-    def _apply(self, mask, actions, switches, difficulty) -> None:
-        """ALE's resetKeys plus player A's action, as the console's input pins see them: SWCHA,
-        SWCHB, INPT4/5 (fire) and INPT0-3 (pot resistances)."""
-        rows = self._inputs(switches, difficulty)[np.broadcast_to(actions, (self.num_envs,))]
-        paddles = self.game.paddles
-        if paddles is not None:
-            first, second = (1, 0) if paddles.swapped else (0, 1)
-            rows[:, L.IN_POT0 - L.IN_SWCHA] = self.paddles[:, first]
-            rows[:, L.IN_POT1 - L.IN_SWCHA] = self.paddles[:, second]
-        if mask is self._all:
-            self.state[:, _IN] = rows
-        else:
-            self.state[mask, _IN] = rows[mask]
-
-    def _inputs(self, switches, difficulty) -> np.ndarray:
-        """Per ALE action id, the input fields (SWCHA, SWCHB, fire left, fire right, pots 0-3)."""
-        key = (switches, difficulty)
-        table = self._input_tables.get(key)
+    def _inputs(self, difficulty) -> np.ndarray:
+        """inputs[switches, row, field] for the environment kernel (see kernels/environment.py)."""
+        table = self._input_tables.get(difficulty)
         if table is not None:
             return table
-        table = np.zeros((RESET + 1, 8), np.int32)
-        pressed = _INPUT[:, _UP] | _INPUT[:, _DOWN] << 1 | _INPUT[:, _LEFT] << 2 \
-            | _INPUT[:, _RIGHT] << 3
-        fire = _INPUT[:, _FIRE]
-        held = _INPUT[:, _RESET] * SWITCH_RESET | switches
-        table[:, 1] = (SWCHB_DEFAULT & ~held) | (difficulty & 1) << 6 | (difficulty & 2) << 6
-        paddles = self.game.paddles
-        if paddles is not None:
-            # Paddles (spec 3.2): pins 1 and 2 read 1, the fire buttons are on pins 4 / 3
-            # (D7 / D6) and swap with SwapPaddles; pin 6 reads "not pressed". Pots 0 and 1 are
-            # the paddles' resistances (filled in per console); ALE never moves paddles 2 and
-            # 3, so where the right port has paddles they read resistance 0.
-            table[:, 0] = 0xFF & ~(fire << (6 if paddles.swapped else 7))
-            table[:, 6:8] = POT_GROUNDED if "right" in paddles.ports else POT_NONE
-        elif self.game.swap_ports:
-            # [Q] SwapPorts: player A's joystick is the right port (low nibble, INPT5).
-            table[:, 0] = 0xFF & ~pressed
-            table[:, 3] = fire
-            table[:, 4:8] = POT_NONE
-        else:
-            table[:, 0] = 0xFF & ~(pressed << 4)
-            table[:, 2] = fire
-            table[:, 4:8] = POT_NONE
-        self._input_tables[key] = table
+        E = env_kernel
+        table = np.zeros((2, E.INPUT_ROWS, E.INPUT_COLUMNS), np.int32)
+        ids = np.r_[np.arange(18), RESET]
+        held = _INPUT[ids]
+        pressed = held[:, _UP] | held[:, _DOWN] << 1 | held[:, _LEFT] << 2 | held[:, _RIGHT] << 3
+        fire = held[:, _FIRE]
+        for switches, select in ((E.SWITCHES_PLAIN, 0), (E.SWITCHES_SELECT, SWITCH_SELECT)):
+            t = table[switches]
+            switches_held = held[:, _RESET] * SWITCH_RESET | select
+            t[:, 1] = (SWCHB_DEFAULT & ~switches_held) | (difficulty & 1) << 6 \
+                | (difficulty & 2) << 6
+            paddles = self.game.paddles
+            if paddles is not None:
+                # Paddles (spec 3.2): pins 1 and 2 read 1, the fire buttons are on pins 4 / 3
+                # (D7 / D6) and swap with SwapPaddles; pin 6 reads "not pressed". Pots 0 and 1 are
+                # the paddles' resistances (filled in per console); ALE never moves paddles 2 and
+                # 3, so where the right port has paddles they read resistance 0.
+                t[:, 0] = 0xFF & ~(fire << (6 if paddles.swapped else 7))
+                t[:, 6:8] = POT_GROUNDED if "right" in paddles.ports else POT_NONE
+                t[:, E.INPUT_PADDLE_MOVE] = (held[:, _LEFT] - held[:, _RIGHT]) * PADDLE_DELTA
+            elif self.game.swap_ports:
+                # [Q] SwapPorts: player A's joystick is the right port (low nibble, INPT5).
+                t[:, 0] = 0xFF & ~pressed
+                t[:, 3] = fire
+                t[:, 4:8] = POT_NONE
+            else:
+                t[:, 0] = 0xFF & ~(pressed << 4)
+                t[:, 2] = fire
+                t[:, 4:8] = POT_NONE
+        self._input_tables[difficulty] = table
         return table
 
     def _mask(self, mask) -> np.ndarray:
@@ -323,9 +341,24 @@ class ConsoleBatch:
 
     # -- kernels ---------------------------------------------------------------------------------
     def _system_reset(self, mask) -> None:
-        kernel.reset_consoles(self.rom_bytes, self.scheme, self.ram, self.state, self.frame_buffers,
-                              self.rng, mask)
+        needed = int(self.state[mask, L.SYSTEM_RNG_POSITION].max(initial=0)) + 1
+        if needed > len(self.rng):
+            self.rng = system_rng_stream(max(2 * len(self.rng), needed))
+        self._drive(env_kernel.OP_SYSTEM_RESET, mask, self.difficulty)
 
-    def _frames(self, mask, frames: int) -> None:
-        kernel.run_frames(self.rom_bytes, self.scheme, self.ram, self.state, self.frame_buffers,
-                          frames, mask)
+    def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
+        env_kernel.drive(op, self.rom_bytes, self.scheme, self.ram, self.state,
+                         self.frame_buffers, self.logic, self._params, self._inputs(difficulty),
+                         self.env_rng, self._threshold(), self.rng, self._rows, frames,
+                         self._rewards, mask)
+
+    def _threshold(self) -> int:
+        """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""
+        return int(np.ceil(self.repeat_action_probability * 2.0 ** 32))
+
+
+def _checked_probability(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)) \
+            or not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"repeat_action_probability must be a number in [0, 1], got {p!r}")
+    return float(p)

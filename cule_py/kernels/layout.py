@@ -2,7 +2,8 @@
 
 One row holds everything scalar about one console: CPU registers, the system clock, TIA
 registers and render bookkeeping, the RIOT timer and ports, the cartridge bank, and the inputs the
-environment sets before each frame. RAM (128 bytes per console), the two frame buffers and the ROM
+environment sets before each frame, and ALE's environment bookkeeping (sticky action, frame
+counters, paddle resistances). RAM (128 bytes per console), the two frame buffers and the ROM
 live in their own arrays. On the CPU the rows are contiguous per console; the GPU backend
 allocates the same array field-major and passes the transposed view.
 """
@@ -33,6 +34,7 @@ _FIELDS = """
     TIA_MASK_M0_POS TIA_MASK_M0_MODE TIA_MASK_M0_SIZE
     TIA_MASK_M1_POS TIA_MASK_M1_MODE TIA_MASK_M1_SIZE
     TIA_MASK_BL_POS TIA_MASK_BL_SIZE TIA_MASK_M0_HIDDEN
+    ENV_STICKY_ACTION ENV_FRAME_NUMBER ENV_EPISODE_FRAME ENV_PADDLE0 ENV_PADDLE1
 """.split()
 
 for _i, _name in enumerate(_FIELDS):

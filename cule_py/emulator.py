@@ -1,0 +1,199 @@
+"""`AtariEmulator`: a batch of ALE consoles behind one object, console i ≙ one `ALEInterface`.
+
+    emulator = AtariEmulator("breakout", num_envs=8, seed=0)
+    rewards = emulator.act(np.zeros(8, np.int64))     # one frame on every console
+    frames = emulator.screen()                        # (8, 210, 160) palette indices
+
+Console i corresponds to `ALEInterface()` with `random_seed = seed + i`, the given
+`repeat_action_probability`, `max_num_frames_per_episode`, then `loadROM(game)` (whose own
+reset_game plays the game's default mode and difficulty), then `setMode(mode)` and
+`setDifficulty(difficulty)` where given: as in ALE, a mode takes effect at the next `reset()`,
+a difficulty at the next frame. Every method is one call on all consoles (or on those where
+`mask` is true); every array returned is a fresh C-contiguous copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import palette
+from ._device import parse_device, require_cuda
+from .console import ConsoleBatch
+from .games import Action, Game
+from .kernels import layout as L
+
+__all__ = ["AtariEmulator", "EmulatorState"]
+
+
+@dataclass(frozen=True)
+class EmulatorState:
+    """A snapshot of some consoles of one `AtariEmulator` (see `clone_state`): every row of
+    every array that makes a console, so a restored console replays exactly."""
+
+    md5: str
+    mask: np.ndarray           # which consoles the snapshot holds
+    arrays: dict[str, np.ndarray]
+
+
+class AtariEmulator:
+    """`num_envs` Atari 2600 consoles running one game, exactly as ale-py runs it.
+
+    game:   an ale-py ROM id ("breakout", also "Breakout") or the path of a ROM file.
+    seed:   console i gets ALE's `random_seed` = seed + i (sticky actions draw from it);
+            None picks a random base seed (see `.seed`).
+    device: "cpu" (numba on all cores). The GPU backend ("cuda") is not built yet.
+    repeat_action_probability, mode, difficulty, max_num_frames_per_episode: ALE's settings
+            of the same names (0 frames: no truncation).
+    """
+
+    def __init__(self, game, num_envs: int, device: str = "cpu", seed: int | None = None,
+                 repeat_action_probability: float = 0.0, mode: int | None = None,
+                 difficulty: int | None = None, max_num_frames_per_episode: int = 0):
+        where = parse_device(device)
+        if where.kind == "cuda":
+            require_cuda(where.index)      # no GPU: an error that names device="cpu"
+            raise NotImplementedError("the CUDA backend of AtariEmulator is not built yet; use "
+                                      "device='cpu'")
+        self.device = device
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if seed < 0 or seed + num_envs - 1 > 0xFFFFFFFF:
+            raise ValueError(f"seed + i must fit ALE's random_seed (0..2**32-1) for every "
+                             f"console, got seed={seed} with {num_envs} consoles")
+        self.seed = int(seed)
+        self._batch = ConsoleBatch(game, num_envs, env_seed=self.seed + np.arange(num_envs),
+                                   repeat_action_probability=repeat_action_probability,
+                                   max_num_frames_per_episode=max_num_frames_per_episode)
+        if mode is not None:
+            self._batch.set_mode(mode)
+        if difficulty is not None:
+            self._batch.set_difficulty(difficulty)
+
+    # -- identity and settings -------------------------------------------------------------------
+    @property
+    def num_envs(self) -> int:
+        return self._batch.num_envs
+
+    @property
+    def game(self) -> Game:
+        """The game's ALE settings (cule_py.games.Game)."""
+        return self._batch.game
+
+    @property
+    def mode(self) -> int:
+        return self._batch.mode
+
+    @property
+    def difficulty(self) -> int:
+        return self._batch.difficulty
+
+    def set_mode(self, mode: int) -> None:
+        """ALE's setMode: selected at the next `reset()`."""
+        self._batch.set_mode(mode)
+
+    def set_difficulty(self, difficulty: int) -> None:
+        """ALE's setDifficulty: the switches from the next frame on."""
+        self._batch.set_difficulty(difficulty)
+
+    def minimal_action_set(self) -> np.ndarray:
+        """ALE's getMinimalActionSet (action ids, int64)."""
+        return np.array([int(a) for a in self.game.minimal_actions], np.int64)
+
+    def legal_action_set(self) -> np.ndarray:
+        """ALE's getLegalActionSet: the 18 action ids."""
+        return np.array([int(a) for a in Action if int(a) < 18], np.int64)
+
+    # -- stepping ----------------------------------------------------------------------------------
+    def reset(self, mask=None) -> None:
+        """ALE's reset_game on every console, or where `mask` (num_envs bools) is true."""
+        self._batch.reset(mask)
+
+    def power_cycle(self, mask=None) -> None:
+        """A fresh loadROM: power-on state, PAL detection, the environment RNG seeded again,
+        the default mode's reset_game; the mode and difficulty set here apply as after
+        setMode / setDifficulty (next reset / next frame)."""
+        self._batch.power_on(mask)
+
+    def act(self, actions) -> np.ndarray:
+        """One frame per console: ALE's act(actions[i]). actions: shape (num_envs,), any integer
+        dtype, ALE ids 0..17 (an id outside the game's legal set plays as NOOP). Returns the
+        frames' rewards, (num_envs,) int32. A console whose game is over (or truncated) does not
+        move and earns 0 until it is reset."""
+        return self._batch.act(actions)
+
+    # -- observations -----------------------------------------------------------------------------
+    def ram(self) -> np.ndarray:
+        """(num_envs, 128) uint8: the RIOT RAM, ALE's getRAM."""
+        return np.ascontiguousarray(self._batch.ram[:, :128])
+
+    def screen(self) -> np.ndarray:
+        """(num_envs, height, 160) uint8 palette indices, ALE's getScreen."""
+        return self._batch.screen()
+
+    @property
+    def is_pal(self) -> bool:
+        return bool(self._batch.state[0, L.TIA_PAL])
+
+    def screen_rgb(self) -> np.ndarray:
+        """(num_envs, height, 160, 3) uint8, ALE's getScreenRGB."""
+        return palette.to_rgb(self._batch.screen(), self.is_pal)
+
+    def screen_grayscale(self) -> np.ndarray:
+        """(num_envs, height, 160) uint8, ALE's getScreenGrayscale."""
+        return palette.to_grayscale(self._batch.screen(), self.is_pal)
+
+    def lives(self) -> np.ndarray:
+        """(num_envs,) int32: ALE's lives()."""
+        return self._batch.flags()[0]
+
+    def game_over(self, with_truncation: bool = True) -> np.ndarray:
+        """(num_envs,) bool: ALE's game_over(with_truncation)."""
+        _, terminal, truncated = self._batch.flags()
+        return terminal | truncated if with_truncation else terminal
+
+    def truncated(self) -> np.ndarray:
+        """(num_envs,) bool: ALE's game_truncated() (the frame budget is spent)."""
+        return self._batch.flags()[2]
+
+    def frame_number(self) -> np.ndarray:
+        """(num_envs,) int64: frames played through act since power-on (ALE's getFrameNumber)."""
+        return self._batch.state[:, L.ENV_FRAME_NUMBER].astype(np.int64)
+
+    def episode_frame_number(self) -> np.ndarray:
+        """(num_envs,) int64: ALE's getEpisodeFrameNumber."""
+        return self._batch.state[:, L.ENV_EPISODE_FRAME].astype(np.int64)
+
+    # -- snapshots --------------------------------------------------------------------------------
+    _SNAPSHOT = ("state", "ram", "frame_buffers", "logic", "env_rng")
+
+    def clone_state(self, mask=None) -> EmulatorState:
+        """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
+        both screen buffers, game logic, both RNG positions."""
+        mask = self._batch._mask(mask).copy()
+        arrays = {name: getattr(self._batch, name)[mask].copy() for name in self._SNAPSHOT}
+        return EmulatorState(self._batch.rom.md5, mask, arrays)
+
+    def restore_state(self, state: EmulatorState, mask=None) -> None:
+        """Put back the consoles of `state` (or those of them where `mask` is true)."""
+        if not isinstance(state, EmulatorState):
+            raise TypeError(f"state must come from clone_state, got {type(state).__name__}")
+        if state.md5 != self._batch.rom.md5 or state.mask.shape != (self.num_envs,):
+            raise ValueError("this state was cloned from another game or batch size")
+        mask = state.mask if mask is None else self._batch._mask(mask)
+        if (mask & ~state.mask).any():
+            raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "
+                             f"in this state")
+        picked = mask[state.mask]           # of the snapshot's rows, the ones to restore
+        for name in self._SNAPSHOT:
+            getattr(self._batch, name)[mask] = state.arrays[name][picked]
+
+    def __repr__(self) -> str:
+        return (f"AtariEmulator({self.game.rom_id!r}, num_envs={self.num_envs}, "
+                f"device={self.device!r}, seed={self.seed})")

@@ -1,0 +1,185 @@
+"""ALE's environment layer for one console, as device code: how frames are driven.
+
+This is StellaEnvironment's frame-level behaviour (spec 6.2-6.5): applying an action to the
+console's input pins (joystick, paddles, console switches), `emulate` (frames followed by the
+game's RomSettings::step), `pressSelect`, and `act` (the sticky-action draws from the
+environment RNG, no emulation once the game is over or truncated, the frame counters). The host
+(cule_py/console.py) strings these into ALE's loadROM and reset_game sequences; the GPU backend
+compiles the same functions.
+
+Everything goes through one entry point, `drive`, with an operation code, so that the console
+(CPU core, TIA, cartridge) is compiled once per process, not once per sequence step.
+
+Inputs: `inputs[switches, row, field]` (int32) is, per ALE action row (0-17 the joystick
+actions, ROW_RESET the console's Reset switch) and per switch state (SWITCHES_PLAIN, or
+SWITCHES_SELECT with Select held), the values of the input fields IN_SWCHA..IN_POT3 (8 columns)
+and, in column INPUT_PADDLE_MOVE, how far the action turns player A's paddle each frame.
+The host builds it from the game's controllers and the difficulty switches.
+"""
+
+import numpy as np
+from numba import njit, prange
+from numba.extending import register_jitable
+
+from .._jit_cache import CACHE_ENABLED
+from . import game_logic as logic_
+from . import layout as L
+from .console import run_frame, system_reset
+from .mt19937 import mt_next
+
+# params[]: per-batch constants.
+P_GAME_ID = 0          # game_logic id, or -1: no reward/terminal logic (unknown ROMs)
+P_PADDLES = 1          # 1: player A turns paddle 0
+P_PADDLES_SWAPPED = 2  # Stella's SwapPaddles: paddle 0 is read through pot 1
+P_PADDLE_MIN = 3
+P_PADDLE_MAX = 4
+P_MAX_FRAMES = 5       # max_num_frames_per_episode (0: no limit)
+P_MODE = 6             # the game mode the logic's set_mode applies
+PARAMS = 7
+
+ROW_NOOP = 0
+ROW_RESET = 18
+INPUT_ROWS = 19
+INPUT_FIELDS = L.IN_POT3 - L.IN_SWCHA + 1
+INPUT_PADDLE_MOVE = INPUT_FIELDS
+INPUT_COLUMNS = INPUT_FIELDS + 1
+SWITCHES_PLAIN = 0
+SWITCHES_SELECT = 1
+
+# drive() operations.
+OP_SYSTEM_RESET = 0    # System::reset (the RIOT timer's system-RNG draw included)
+OP_EMULATE = 1         # emulate(rows[env], frames): each frame followed by RomSettings::step
+OP_FRAMES = 2          # frames with the inputs as they are, no step (PAL detection)
+OP_PRESS_SELECT = 3    # pressSelect(frames)
+OP_ACT = 4             # act(rows[env]) `frames` times; rewards summed into rewards[env]
+OP_LOGIC_RESET = 5     # RomSettings::reset
+OP_LOGIC_SET_MODE = 6  # what setMode changes in the RomSettings
+
+
+@register_jitable
+def apply_inputs(st, env, inputs, switches, row, params):
+    """ALE's resetKeys + applyAction: the console's input pins for this action."""
+    for field in range(INPUT_FIELDS):
+        st[env, L.IN_SWCHA + field] = inputs[switches, row, field]
+    if params[P_PADDLES] != 0:
+        if params[P_PADDLES_SWAPPED] != 0:
+            st[env, L.IN_POT0] = st[env, L.ENV_PADDLE1]
+            st[env, L.IN_POT1] = st[env, L.ENV_PADDLE0]
+        else:
+            st[env, L.IN_POT0] = st[env, L.ENV_PADDLE0]
+            st[env, L.IN_POT1] = st[env, L.ENV_PADDLE1]
+
+
+@register_jitable
+def step_logic(ram, logic, params, env):
+    if params[P_GAME_ID] < 0:
+        return np.int32(0)
+    return logic_.logic_step(params[P_GAME_ID], ram, env, logic)
+
+
+@register_jitable
+def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
+    """emulate(action, NOOP, frames): returns the reward of the last frame."""
+    reward = np.int32(0)
+    paddles = params[P_PADDLES] != 0
+    if not paddles:
+        apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
+    for _ in range(frames):
+        if paddles:
+            # Each frame the paddle turns before the frame runs, clamped to its range.
+            resistance = np.int32(st[env, L.ENV_PADDLE0]) + np.int32(
+                inputs[SWITCHES_PLAIN, row, INPUT_PADDLE_MOVE])
+            resistance = max(params[P_PADDLE_MIN], min(params[P_PADDLE_MAX], resistance))
+            st[env, L.ENV_PADDLE0] = resistance
+            apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
+        run_frame(rom, scheme, ram, st, fb, env)
+        reward = step_logic(ram, logic, params, env)
+    return reward
+
+
+@register_jitable
+def game_over(logic, st, params, env, with_truncation):
+    if params[P_GAME_ID] >= 0 and logic_.is_terminal(env, logic):
+        return True
+    return with_truncation and params[P_MAX_FRAMES] > 0 and \
+        st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
+
+
+@register_jitable
+def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
+    """One frame of ALE's act(): two sticky-action draws (players A and B: an RNG output
+    x / 2**32 >= p adopts the new action, i.e. x >= ceil(p * 2**32)), then nothing if the game
+    is over, else one emulated frame and the counters. Returns the frame's reward."""
+    if mt_next(mt, env) >= threshold:
+        st[env, L.ENV_STICKY_ACTION] = row
+    mt_next(mt, env)           # player B: ALE draws, and B only ever plays NOOP here
+    if game_over(logic, st, params, env, True):
+        return np.int32(0)
+    reward = emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,
+                     np.int32(st[env, L.ENV_STICKY_ACTION]), 1)
+    st[env, L.ENV_FRAME_NUMBER] += 1
+    st[env, L.ENV_EPISODE_FRAME] += 1
+    return reward
+
+
+@register_jitable
+def press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
+    """pressSelect(frames): Select held `frames` frames (no step, paddles not turned), then one
+    NOOP frame through emulate; the frame counters count the press once."""
+    apply_inputs(st, env, inputs, SWITCHES_SELECT, ROW_NOOP, params)
+    for _ in range(frames):
+        run_frame(rom, scheme, ram, st, fb, env)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_NOOP, 1)
+    st[env, L.ENV_FRAME_NUMBER] += 1
+    st[env, L.ENV_EPISODE_FRAME] += 1
+
+
+@register_jitable
+def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, rows,
+              frames, rewards, env):
+    if op == OP_SYSTEM_RESET:
+        system_reset(rom, scheme, ram, st, fb, rng, env)
+    elif op == OP_EMULATE:
+        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, rows[env], frames)
+    elif op == OP_FRAMES:
+        for _ in range(frames):
+            run_frame(rom, scheme, ram, st, fb, env)
+    elif op == OP_PRESS_SELECT:
+        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
+    elif op == OP_ACT:
+        total = np.int32(0)
+        for _ in range(frames):
+            total += act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                         rows[env])
+        rewards[env] = total
+    elif op == OP_LOGIC_RESET:
+        if params[P_GAME_ID] >= 0:
+            logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
+    elif op == OP_LOGIC_SET_MODE:
+        if params[P_GAME_ID] >= 0:
+            logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
+
+
+@njit(parallel=True, cache=CACHE_ENABLED)
+def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, rows, frames,
+          rewards, mask):
+    """Run operation `op` on every console where `mask` is true (see OP_*)."""
+    for env in prange(st.shape[0]):
+        if mask[env]:
+            drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                      rows, frames, rewards, env)
+
+
+@njit(cache=CACHE_ENABLED)
+def lives_and_flags(logic, st, params, lives, terminal, truncated):
+    """RomSettings::lives(), isTerminal() and the truncation flag of every console."""
+    for env in range(st.shape[0]):
+        gid = params[P_GAME_ID]
+        if gid >= 0:
+            lives[env] = logic_.lives(gid, env, logic)
+            terminal[env] = logic_.is_terminal(env, logic)
+        else:
+            lives[env] = 0
+            terminal[env] = False
+        truncated[env] = params[P_MAX_FRAMES] > 0 and \
+            st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
