@@ -131,7 +131,7 @@ class AtariEmulator:
     # -- observations -----------------------------------------------------------------------------
     def ram(self) -> np.ndarray:
         """(num_envs, 128) uint8: the RIOT RAM, ALE's getRAM."""
-        return np.ascontiguousarray(self._batch.ram[:, :128])
+        return self._batch.ram[:, :128].copy()
 
     def screen(self) -> np.ndarray:
         """(num_envs, height, 160) uint8 palette indices, ALE's getScreen."""

@@ -20,13 +20,11 @@ from cule_py import games, modes  # noqa: E402
 from cule_py.console import ConsoleBatch  # noqa: E402
 from cule_py.kernels import cart  # noqa: E402
 
-# (game, mode, difficulty); None is the game's default.
-CASES = [(game, None, None) for game in (
-    "boxing", "seaquest", "carnival", "qbert", "wizard_of_wor", "riverraid", "donkey_kong",
-    "tetris", "freeway", "space_invaders", "pong", "breakout", "kaboom", "pitfall",
-    "journey_escape", "adventure")] + [
-    ("space_invaders", 7, 1), ("pong", 1, 3), ("adventure", 2, 2)]
-FRAMES = 1200
+# (game, mode, difficulty); None is the game's default. AtariEmulator's test
+# (tests/test_emulator_vs_ale.py) covers the default modes of many more games, with rewards.
+CASES = [("freeway", None, None), ("adventure", None, None), ("journey_escape", None, None),
+         ("space_invaders", 7, 1), ("pong", 1, 3), ("adventure", 2, 2)]
+FRAMES = 600
 ENV_SEED = 4321
 
 
@@ -139,7 +137,7 @@ def test_settings_are_checked():
         consoles.set_difficulty(0)
     with pytest.raises(ValueError, match="action ids"):
         consoles.act(np.array([18]))
-    with pytest.raises(ValueError, match="1 integer"):
+    with pytest.raises(ValueError, match=r"shape \(1,\)"):
         consoles.act(np.array([0, 0]))
 
 

@@ -1,0 +1,179 @@
+"""`AtariEmulator` on its own: snapshots replay, batch invariance, the environment RNG, and the
+errors bad input gets. (Exactness against ale-py is tests/test_emulator_vs_ale.py.)"""
+
+import numpy as np
+import pytest
+
+from cule_py import AtariEmulator, EmulatorState
+from cule_py.kernels import mt19937
+
+
+def observe(emulator):
+    return (emulator.ram(), emulator.screen(), emulator.lives(), emulator.game_over(),
+            emulator.frame_number(), emulator.episode_frame_number())
+
+
+def assert_same(a, b, where):
+    for x, y, name in zip(a, b, ("ram", "screen", "lives", "game_over", "frames", "episode")):
+        assert np.array_equal(x, y), f"{where}: {name} differs"
+
+
+def run(emulator, actions, reset_every=0):
+    """Play `actions` (frames, num_envs); reset consoles whose game is over; record everything."""
+    record = []
+    for t, row in enumerate(actions):
+        rewards = emulator.act(row)
+        record.append((rewards, *observe(emulator)))
+        over = emulator.game_over()
+        if reset_every and t % reset_every == reset_every - 1:
+            over[::2] = True
+        if over.any():
+            emulator.reset(over)
+    return record
+
+
+def test_clone_restore_replays_exactly():
+    """Sticky actions (RNG in the state), resets, both screen buffers: a restored batch replays
+    the same frames, rewards and flags as the run it was cloned from."""
+    emulator = AtariEmulator("breakout", 4, seed=3, repeat_action_probability=0.25)
+    rng = np.random.default_rng(0)
+    run(emulator, rng.integers(0, 4, size=(200, 4)))
+    snapshot = emulator.clone_state()
+    actions = rng.integers(0, 4, size=(300, 4))
+    first = run(emulator, actions, reset_every=97)
+    emulator.restore_state(snapshot)
+    second = run(emulator, actions, reset_every=97)
+    for t, (a, b) in enumerate(zip(first, second)):
+        assert np.array_equal(a[0], b[0]), f"frame {t}: rewards differ"
+        assert_same(a[1:], b[1:], f"frame {t}")
+
+
+def test_restore_by_mask_touches_only_those_consoles():
+    emulator = AtariEmulator("seaquest", 3, seed=1, repeat_action_probability=0.25)
+    snapshot = emulator.clone_state(np.array([True, False, True]))
+    rng = np.random.default_rng(1)
+    run(emulator, rng.integers(0, 18, size=(60, 3)))
+    before = observe(emulator)
+    emulator.restore_state(snapshot, np.array([False, False, True]))
+    after = observe(emulator)
+    fresh = AtariEmulator("seaquest", 3, seed=1, repeat_action_probability=0.25)
+    assert_same([x[:2] for x in after], [x[:2] for x in before], "untouched consoles")
+    assert_same([x[2:] for x in after], [x[2:] for x in observe(fresh)], "restored console")
+    with pytest.raises(ValueError, match="not in this state"):
+        emulator.restore_state(snapshot, np.array([True, True, False]))
+    with pytest.raises(TypeError):
+        emulator.restore_state({"ram": 0})
+    with pytest.raises(ValueError, match="another game"):
+        AtariEmulator("boxing", 3).restore_state(snapshot)
+    assert isinstance(snapshot, EmulatorState)
+
+
+def test_batch_invariance():
+    """Console i of a batch runs exactly as a batch of one with seed + i, whatever its
+    neighbours play or how many there are."""
+    n, seed = 5, 40
+    batch = AtariEmulator("pong", n, seed=seed, repeat_action_probability=0.25)
+    rng = np.random.default_rng(2)
+    actions = rng.integers(0, 6, size=(250, n))
+    record = run(batch, actions)
+    for i in (0, 3):
+        alone = AtariEmulator("pong", 1, seed=seed + i, repeat_action_probability=0.25)
+        mine = run(alone, actions[:, i:i + 1])
+        for t, (a, b) in enumerate(zip(record, mine)):
+            assert a[0][i] == b[0][0], f"console {i} frame {t}: reward"
+            assert_same([x[i:i + 1] for x in a[1:]], b[1:], f"console {i} frame {t}")
+    # Different neighbours: console 0 with other consoles playing other actions.
+    other = AtariEmulator("pong", 3, seed=seed, repeat_action_probability=0.25)
+    mixed = actions[:, :3].copy()
+    mixed[:, 1:] = rng.integers(0, 6, size=(250, 2))
+    for t, (a, b) in enumerate(zip(record, run(other, mixed))):
+        assert_same([x[:1] for x in a[1:]], [x[:1] for x in b[1:]], f"neighbours, frame {t}")
+
+
+def test_environment_rng_is_std_mt19937():
+    """mt19937 seeded as std::mt19937(seed) (numpy's legacy RandomState seeds the same way)."""
+    seeds = np.array([0, 1, 5489, 2**31, 2**32 - 1], np.int64)
+    state = np.zeros((len(seeds), mt19937.MT_COLUMNS), np.int64)
+    mask = np.ones(len(seeds), np.bool_)
+    mt19937.seed_generators(state, seeds, mask)
+    out = np.zeros(len(seeds), np.int64)
+    draws = []
+    for _ in range(1300):                       # past two twists
+        mt19937.draw(state, mask, out)
+        draws.append(out.copy())
+    draws = np.array(draws)
+    for k, seed in enumerate(seeds):
+        expected = np.random.RandomState(seed)._bit_generator.random_raw(1300)
+        assert np.array_equal(draws[:, k], expected.astype(np.int64)), f"seed {seed}"
+    # std::mt19937's default seed 5489: its 10000th output is 4123659995 (C++ standard).
+    generator = np.zeros((1, mt19937.MT_COLUMNS), np.int64)
+    mt19937.seed_generators(generator, np.array([5489]), np.ones(1, np.bool_))
+    one = np.zeros(1, np.int64)
+    for _ in range(10000):
+        mt19937.draw(generator, np.ones(1, np.bool_), one)
+    assert one[0] == 4123659995
+
+
+def test_views_are_fresh_contiguous_arrays():
+    emulator = AtariEmulator("adventure", 2, seed=0)        # PAL: 250 lines
+    for array, shape, dtype in (
+            (emulator.ram(), (2, 128), np.uint8), (emulator.screen(), (2, 250, 160), np.uint8),
+            (emulator.screen_rgb(), (2, 250, 160, 3), np.uint8),
+            (emulator.screen_grayscale(), (2, 250, 160), np.uint8),
+            (emulator.lives(), (2,), np.int32), (emulator.game_over(), (2,), np.bool_),
+            (emulator.truncated(), (2,), np.bool_), (emulator.frame_number(), (2,), np.int64),
+            (emulator.episode_frame_number(), (2,), np.int64)):
+        assert array.shape == shape and array.dtype == dtype and array.flags.c_contiguous
+    ram = emulator.ram()
+    ram[:] = 0
+    assert emulator.ram().any(), "ram() must be a copy"
+    assert emulator.minimal_action_set().tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                      12, 13, 14, 15, 16, 17]
+    assert emulator.legal_action_set().tolist() == list(range(18))
+    assert AtariEmulator("pong", 1).minimal_action_set().tolist() == [0, 1, 3, 4, 11, 12]
+
+
+@pytest.fixture(scope="module")
+def pong():
+    return AtariEmulator("pong", 2, seed=0)
+
+
+@pytest.mark.parametrize("actions,error,match", [
+    (np.array([0.0, 1.0]), TypeError, "integer"),
+    (np.array([True, False]), TypeError, "integer"),
+    (np.array([0, 1, 2]), ValueError, r"shape \(2,\)"),
+    (np.array([[0, 1]]), ValueError, r"shape \(2,\)"),
+    (np.array([0, 18]), ValueError, r"0\.\.17, got \[18\]"),
+    (np.array([-1, 0]), ValueError, r"0\.\.17, got \[-1\]"),
+    (np.array([40, 0]), ValueError, r"0\.\.17"),
+    ([0, "1"], TypeError, "integer"),
+])
+def test_bad_actions_are_refused(pong, actions, error, match):
+    with pytest.raises(error, match=match):
+        pong.act(actions)
+
+
+def test_bad_settings_are_refused(tmp_path):
+    with pytest.raises(Exception, match="no_such_game|not a game|unknown"):
+        AtariEmulator("no_such_game", 1)
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00" * 1000)
+    with pytest.raises(Exception, match="size"):
+        AtariEmulator(junk, 1)
+    with pytest.raises(ValueError, match="mode 3 is not one of"):
+        AtariEmulator("pong", 1, mode=3)
+    with pytest.raises(ValueError, match="difficulty 9 is not one of"):
+        AtariEmulator("pong", 1, difficulty=9)
+    with pytest.raises(ValueError, match="repeat_action_probability"):
+        AtariEmulator("pong", 1, repeat_action_probability=1.5)
+    with pytest.raises(ValueError, match="num_envs"):
+        AtariEmulator("pong", 0)
+    with pytest.raises(ValueError, match="random_seed"):
+        AtariEmulator("pong", 2, seed=2**32 - 1)
+    with pytest.raises(ValueError, match="mask"):
+        AtariEmulator("pong", 2).reset(np.array([1, 0]))
+    with pytest.raises(ValueError, match="unknown device"):
+        AtariEmulator("pong", 1, device="tpu")
+    # Without a GPU: an error naming device='cpu'; with one, the CUDA backend is not built yet.
+    with pytest.raises((RuntimeError, NotImplementedError), match="device='cpu'"):
+        AtariEmulator("pong", 1, device="cuda")
