@@ -1,9 +1,15 @@
-"""`cule-py-bench` / `python -m cule_py`: throughput of the emulator on this machine.
+"""`cule-py-bench` / `python -m cule_py`: throughput on this machine, side by side with ale-py.
 
-For now it measures the 6507 core on flat-memory machines: instructions per second on one CPU
-core, on all CPU cores, and on the GPU when one is present. The workload is a mixed program
-(indirect-indexed loads, ADC/EOR/ROL, stores, branches, JSR/RTS, binary and decimal mode) whose
-data differs per machine, so machines take different branches as emulated consoles do.
+Default: emulated Atari frames per second of `AtariEmulator` against ale-py, in the same run:
+  * per core: cule_py with numba on 1 thread (a batch of consoles) vs one ale-py ALEInterface;
+  * all cores: cule_py on every core vs one ale-py process per core (multiprocessing).
+Method (DESIGN.md): random minimal-set actions, sticky actions 0.25 (v5's default) on both sides,
+consoles decorrelated by a warm-up before timing, resets (ALE's full reset_game) inside the timed
+loop, frames of consoles sitting at game over not counted, median of three runs.
+
+`--core`: the 6507 core alone on flat-memory machines (instructions per second; CPU, and the GPU
+when present): a mixed program (indirect-indexed loads, ADC/EOR/ROL, stores, branches, JSR/RTS,
+binary and decimal mode) whose data differs per machine.
 """
 
 from __future__ import annotations
@@ -100,13 +106,134 @@ def _gpu_present() -> bool:
         return False
 
 
+STICKY = 0.25
+
+
+def _ale_worker(args):
+    path, frames, seed = args
+    import ale_py
+
+    ale = ale_py.ALEInterface()
+    ale.setLoggerMode(ale_py.LoggerMode.Error)
+    ale.setFloat("repeat_action_probability", STICKY)
+    ale.setInt("random_seed", seed)
+    ale.loadROM(str(path))
+    actions = ale.getMinimalActionSet()
+    rng = np.random.default_rng(seed)
+    for a in rng.integers(len(actions), size=200):          # same warm-up as ours
+        ale.act(actions[a])
+        if ale.game_over():
+            ale.reset_game()
+    sequence = rng.integers(len(actions), size=frames)
+    counted = 0
+    start = time.perf_counter()
+    for a in sequence:
+        if ale.game_over():
+            ale.reset_game()
+        else:
+            counted += 1
+        ale.act(actions[a])
+    return counted, time.perf_counter() - start
+
+
+def ale_fps(game: str, frames: int, processes: int = 1) -> float:
+    """ale-py frames/s: `processes` independent ALEs, one per process (1: in this process)."""
+    from .roms import load_rom
+
+    path = load_rom(game).path
+    jobs = [(path, frames, 100 + i) for i in range(processes)]
+    if processes == 1:
+        results = [_ale_worker(jobs[0])]
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
+            results = pool.map(_ale_worker, jobs)
+    # Each process ran concurrently: total frames over the longest wall time.
+    return sum(r[0] for r in results) / max(r[1] for r in results)
+
+
+def cule_fps(game: str, envs: int, frames: int, threads: int) -> float:
+    """AtariEmulator frames/s: `envs` consoles, numba on `threads` threads."""
+    import numba
+
+    from .emulator import AtariEmulator
+
+    numba.set_num_threads(threads)
+    emulator = AtariEmulator(game, envs, seed=100, repeat_action_probability=STICKY)
+    actions = emulator.minimal_action_set()
+    rng = np.random.default_rng(0)
+    for _ in range(200):                                     # decorrelate the consoles
+        emulator.act(actions[rng.integers(len(actions), size=envs)])
+        over = emulator.game_over()
+        if over.any():
+            emulator.reset(over)
+    sequence = actions[rng.integers(len(actions), size=(frames, envs))]
+    counted = 0
+    start = time.perf_counter()
+    for row in sequence:
+        over = emulator.game_over()
+        if over.any():
+            emulator.reset(over)
+        counted += envs - int(emulator.game_over().sum())
+        emulator.act(row)
+    return counted / (time.perf_counter() - start)
+
+
+def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3) -> list[dict]:
+    import numba
+
+    cores = numba.config.NUMBA_NUM_THREADS
+    rows = []
+    for game in games:
+        for label, threads, processes in (("1 core", 1, 1), (f"{cores} cores", cores, cores)):
+            envs = envs_per_core * threads
+            ours = float(np.median([cule_fps(game, envs, frames // envs_per_core, threads)
+                                    for _ in range(repeats)]))
+            theirs = float(np.median([ale_fps(game, frames, processes) for _ in range(repeats)]))
+            rows.append({"game": game, "where": label, "envs": envs, "cule_fps": ours,
+                         "ale_fps": theirs, "ratio": ours / theirs})
+    return rows
+
+
+def _machine_line() -> str:
+    import numba
+
+    return (f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical "
+            f"CPUs, numba threads {numba.config.NUMBA_NUM_THREADS}, python "
+            f"{platform.python_version()}, numba {numba.__version__}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--core", action="store_true", help="benchmark the 6507 core alone")
+    parser.add_argument("--games", nargs="+", default=["breakout", "pong", "seaquest"])
+    parser.add_argument("--frames", type=int, default=3000,
+                        help="timed frames per console (ours) and per ALE")
+    parser.add_argument("--envs-per-core", type=int, default=16)
     parser.add_argument("--instructions", type=int, default=2_000_000,
-                        help="instructions per machine per timed run (CPU)")
+                        help="--core: instructions per machine per timed run (CPU)")
     parser.add_argument("--model", default="ale", choices=flat6502.MODELS)
     parser.add_argument("--quick", action="store_true", help="a few seconds, for smoke tests")
     args = parser.parse_args(argv)
+    if not args.core:
+        import ale_py
+
+        frames = 300 if args.quick else args.frames
+        games = args.games[:1] if args.quick else args.games
+        print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
+        print(_machine_line() + f", ale-py {ale_py.__version__}")
+        print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
+              f"{args.envs_per_core} consoles per core; median of 3")
+        if _gpu_present():
+            print("a GPU is present, but the CUDA backend of AtariEmulator is not built yet")
+        print(f"| game | where | consoles | cule_py fps | ale-py fps | ratio |")
+        print("|---|---|---|---|---|---|")
+        for r in emulator_benchmark(games, frames, args.envs_per_core,
+                                    repeats=1 if args.quick else 3):
+            print(f"| {r['game']} | {r['where']} | {r['envs']} | {r['cule_fps']:,.0f} | "
+                  f"{r['ale_fps']:,.0f} | {r['ratio']:.2f} |", flush=True)
+        return
     import numba
 
     instructions = 200_000 if args.quick else args.instructions
