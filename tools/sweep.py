@@ -1,0 +1,179 @@
+"""Sweep AtariEmulator against ale-py live, game by game: everything compared after every frame.
+
+    python tools/sweep.py                                  # every game the emulator runs, 3000 frames
+    python tools/sweep.py --frames 600 --games pong,breakout
+    python tools/sweep.py --modes all --frames 300         # every mode (difficulties cycled)
+    python tools/sweep.py --out docs/exactness.md          # also write the results as markdown
+
+For each game (and mode) console i of an AtariEmulator runs against its own ALEInterface
+(random_seed seed + i, same sticky probability): loadROM, setMode/setDifficulty, reset_game,
+then seeded random actions from the minimal set, each held 1-8 frames; a console resets when
+its game is over and now and then at random. Compared after every frame and reset: RAM, screen,
+reward, lives, game over, frame counters. The first difference ends that game's run; the table
+says where and what.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import ale_py  # noqa: E402
+
+from cule_py import AtariEmulator, games  # noqa: E402
+from cule_py.kernels import cart, game_logic  # noqa: E402
+
+RESET_CHANCE = 0.002          # per console and frame: reset from mid-game states too
+
+
+def runs_here(game) -> bool:
+    return game.scheme in cart.SCHEME_IDS and game.rom_id in game_logic.IMPLEMENTED
+
+
+def make_ales(emulator, p, mode, difficulty):
+    ales = []
+    for i in range(emulator.num_envs):
+        ale = ale_py.ALEInterface()
+        ale.setLoggerMode(ale_py.LoggerMode.Error)
+        ale.setFloat("repeat_action_probability", p)
+        ale.setInt("random_seed", emulator.seed + i)
+        ale.loadROM(str(emulator._batch.rom.path))
+        if mode is not None:
+            ale.setMode(mode)
+        if difficulty is not None:
+            ale.setDifficulty(difficulty)
+        ales.append(ale)
+    return ales
+
+
+def difference(emulator, ales, rewards=None, ale_rewards=None):
+    ram, screen = emulator.ram(), emulator.screen()
+    lives, over = emulator.lives(), emulator.game_over()
+    frames, episode = emulator.frame_number(), emulator.episode_frame_number()
+    for i, ale in enumerate(ales):
+        found = []
+        bytes_ = np.nonzero(ram[i] != ale.getRAM())[0]
+        if len(bytes_):
+            found.append("RAM " + " ".join(f"${0x80 + b:02X}" for b in bytes_[:6])
+                         + (" ..." if len(bytes_) > 6 else ""))
+        theirs = ale.getScreen()
+        if screen[i].shape != theirs.shape:
+            found.append(f"screen shape {screen[i].shape} vs {theirs.shape}")
+        elif (pixels := int(np.count_nonzero(screen[i] != theirs))):
+            found.append(f"{pixels} pixels")
+        if rewards is not None and rewards[i] != ale_rewards[i]:
+            found.append(f"reward {rewards[i]} vs {ale_rewards[i]}")
+        if lives[i] != ale.lives():
+            found.append(f"lives {lives[i]} vs {ale.lives()}")
+        if over[i] != ale.game_over():
+            found.append(f"game over {over[i]} vs {ale.game_over()}")
+        if (frames[i], episode[i]) != (ale.getFrameNumber(), ale.getEpisodeFrameNumber()):
+            found.append("frame counters")
+        if found:
+            return f"console {i}: " + "; ".join(found)
+    return None
+
+
+def run(game, mode, difficulty, frames, consoles, sticky, seed):
+    """(first difference or None, frames per console, resets, total |reward|, seconds)."""
+    start = time.perf_counter()
+    emulator = AtariEmulator(game.rom_id, consoles, seed=seed, repeat_action_probability=sticky,
+                             mode=mode, difficulty=difficulty)
+    ales = make_ales(emulator, sticky, mode, difficulty)
+    diff = difference(emulator, ales)
+    if diff:
+        return "after loadROM: " + diff, 0, 0, 0, time.perf_counter() - start
+    emulator.reset()
+    for ale in ales:
+        ale.reset_game()
+    if (diff := difference(emulator, ales)):
+        return "after reset_game: " + diff, 0, 0, 0, time.perf_counter() - start
+    rng = np.random.default_rng(seed)
+    actions = emulator.minimal_action_set()
+    current = np.zeros(consoles, np.int64)
+    held = np.zeros(consoles, np.int64)
+    resets = rewarded = 0
+    for frame in range(1, frames + 1):
+        fresh = held == 0
+        current[fresh] = actions[rng.integers(len(actions), size=int(fresh.sum()))]
+        held[fresh] = rng.integers(1, 9, size=int(fresh.sum()))
+        held -= 1
+        rewards = emulator.act(current)
+        ale_rewards = [ale.act(int(current[i])) for i, ale in enumerate(ales)]
+        rewarded += int(np.abs(rewards).sum())
+        if (diff := difference(emulator, ales, rewards, ale_rewards)):
+            return f"frame {frame}: {diff}", frame, resets, rewarded, time.perf_counter() - start
+        resetting = emulator.game_over() | (rng.random(consoles) < RESET_CHANCE)
+        if resetting.any():
+            emulator.reset(resetting)
+            for i in np.nonzero(resetting)[0]:
+                ales[i].reset_game()
+                held[i] = 0
+            resets += int(resetting.sum())
+            if (diff := difference(emulator, ales)):
+                return (f"reset after frame {frame}: {diff}", frame, resets, rewarded,
+                        time.perf_counter() - start)
+    return None, frames, resets, rewarded, time.perf_counter() - start
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=3000, help="frames per console and run")
+    parser.add_argument("--consoles", type=int, default=8)
+    parser.add_argument("--sticky", type=float, default=0.25, help="repeat_action_probability")
+    parser.add_argument("--games", default="", help="comma-separated rom ids (default: every "
+                        "game whose cartridge scheme and logic the emulator has)")
+    parser.add_argument("--modes", choices=("default", "all"), default="default")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", help="also write the results table to this markdown file")
+    args = parser.parse_args(argv)
+    if args.games:
+        names = [games.get_game(g).rom_id for g in args.games.split(",") if g]
+    else:
+        names = sorted(g.rom_id for g in games.GAMES.values() if runs_here(g))
+    lines = ["| game | mode | difficulty | frames x consoles | resets | |reward| | result |",
+             "|---|---|---|---|---|---|---|"]
+    exact, other = [], []
+    print(lines[0], flush=True)
+    for name in names:
+        game = games.get_game(name)
+        modes = game.modes if args.modes == "all" else (game.default_mode,)
+        for index, mode in enumerate(modes):
+            difficulty = (game.difficulties[index % len(game.difficulties)]
+                          if args.modes == "all" else game.default_difficulty)
+            try:
+                diff, frames, resets, rewarded, secs = run(
+                    game, mode, difficulty, args.frames, args.consoles, args.sticky, args.seed)
+                result = "exact" if diff is None else diff
+            except NotImplementedError as error:
+                frames = resets = rewarded = 0
+                diff = result = f"not run: {error}"
+            line = (f"| {name} | {mode} | {difficulty} | {frames} x {args.consoles} | {resets} | "
+                    f"{rewarded} | {result} |")
+            lines.append(line)
+            print(line, flush=True)
+            (exact if diff is None else other).append(f"{name}:{mode}")
+    summary = f"exact: {len(exact)}   not exact or not run: {len(other)}"
+    print("\n" + summary + ("\n  " + " ".join(other) if other else ""))
+    if args.out:
+        header = [
+            "# Exactness against ale-py", "",
+            f"Written by `python tools/sweep.py {' '.join(argv or sys.argv[1:])}`: ale-py "
+            f"{ale_py.__version__}, {platform.machine()} {platform.system()}, python "
+            f"{platform.python_version()}. Every frame of every console compared (RAM, screen, "
+            f"reward, lives, game over, frame counters); sticky actions {args.sticky}; random "
+            f"minimal-set actions held 1-8 frames; resets at game over and at random.", "",
+            summary, ""]
+        Path(args.out).write_text("\n".join(header + lines) + "\n")
+    return 0 if not other else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
