@@ -38,7 +38,6 @@ POT_NONE = 0x7FFFFFFF         # nothing connected to the pin (joysticks): the po
 POT_GROUNDED = 0              # resistance 0: charged at once
 
 NOOP = int(Action.NOOP)
-RIGHT = int(Action.RIGHT)
 RESET = int(Action.RESET)
 
 # ALE action id -> (up, down, left, right, fire, reset) of player A's controller: joystick
@@ -78,8 +77,6 @@ class ConsoleBatch:
     max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
     """
 
-    MAX_SELECT_PRESSES = 1000     # ALE loops forever; a game that never shows its mode is a bug
-
     def __init__(self, game, num_envs: int, mode: int | None = None,
                  difficulty: int | None = None, env_seed=0,
                  repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0):
@@ -94,7 +91,7 @@ class ConsoleBatch:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self._mode_select = game_modes.mode_select(self.game)
+        game_modes.selection(self.game, self.game.default_mode)   # refuses unknown selections
         self.mode = self._checked_mode(mode)
         self.difficulty = self._checked_difficulty(difficulty)
         self.num_envs = int(num_envs)
@@ -135,6 +132,9 @@ class ConsoleBatch:
             self._params[env_kernel.P_PADDLE_MAX] = paddles.resistance_max
         self._params[env_kernel.P_MAX_FRAMES] = int(max_num_frames_per_episode)
         self._input_tables: dict[int, np.ndarray] = {}
+        self._selection = game_modes.selection(self.game, self.game.default_mode)
+        self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
+                                   for a in self.game.starting_actions], np.int32)
         self.power_on()
 
     # -- settings --------------------------------------------------------------------------------
@@ -248,50 +248,19 @@ class ConsoleBatch:
 
     # -- the pieces of reset_game ------------------------------------------------------------------
     def _reset_game(self, mask, mode, difficulty) -> None:
-        """StellaEnvironment::reset (spec 6.2): episode counter cleared, paddles centred, System
-        reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection, soft
-        reset, the starting actions (through `emulate`, so not noop-filtered: three games start
-        with RESET)."""
-        st = self.state
-        st[mask, L.ENV_EPISODE_FRAME] = 0
-        if self.game.paddles is not None:
-            st[mask, L.ENV_PADDLE0] = self.game.paddles.resistance_start
-            st[mask, L.ENV_PADDLE1] = self.game.paddles.resistance_start
-        self._system_reset(mask)
-        self._emulate(mask, NOOP, _RESET_NOOP_FRAMES, difficulty)
-        self._soft_reset(mask, difficulty)
-        self._drive(env_kernel.OP_LOGIC_RESET, mask, difficulty)
-        self._mode_select(self, mask, mode, difficulty)
+        """StellaEnvironment::reset (spec 6.2), all of it in the kernel (environment.reset_game):
+        System reset, 60 NOOP frames, soft reset, the game's mode selection, soft reset, the
+        starting actions."""
+        self._selection = game_modes.selection(self.game, mode)
         self._params[env_kernel.P_MODE] = mode
-        self._drive(env_kernel.OP_LOGIC_SET_MODE, mask, difficulty)
-        self._soft_reset(mask, difficulty)
-        for action in self.game.starting_actions:
-            row = env_kernel.ROW_RESET if action == Action.RESET else int(action)
-            self._emulate(mask, row, 1, difficulty)
-
-    def _soft_reset(self, mask, difficulty) -> None:
-        """softReset: the console's Reset switch held for 4 frames; the sticky action is NOOP."""
-        self._emulate(mask, env_kernel.ROW_RESET, _SOFT_RESET_FRAMES, difficulty)
-        self.state[mask, L.ENV_STICKY_ACTION] = NOOP
-
-    def _press_select(self, mask, frames, difficulty) -> None:
-        """pressSelect(n): Select held for n frames (the paddles as they are), then a NOOP frame."""
-        self._drive(env_kernel.OP_PRESS_SELECT, mask, difficulty, frames=frames)
-
-    def _act_frames(self, mask, action, frames, difficulty) -> None:
-        """Frames played through ALE's act() during mode selection (sticky draws included)."""
-        self._rows[:] = action
-        self._drive(env_kernel.OP_ACT, mask, difficulty, frames=frames)
-
-    def _emulate(self, mask, row, frames, difficulty) -> None:
-        self._rows[:] = row
-        self._drive(env_kernel.OP_EMULATE, mask, difficulty, frames=frames)
-
-    def _env_rng_draw(self, mask) -> np.ndarray:
-        """The next output of each masked console's environment RNG (0 elsewhere)."""
-        out = np.zeros(self.num_envs, np.int64)
-        mt19937.draw(self.env_rng, mask, out)
-        return out
+        self._ensure_system_rng(mask)
+        self.state[mask, L.ENV_SELECT_FAILED] = 0
+        self._drive(env_kernel.OP_RESET_GAME, mask, difficulty)
+        failed = mask & (self.state[:, L.ENV_SELECT_FAILED] != 0)
+        if failed.any():
+            raise RuntimeError(f"{self.game.rom_id}: consoles {np.nonzero(failed)[0].tolist()} "
+                               f"never showed mode {mode} after {game_modes.MAX_SELECT_PRESSES} "
+                               f"presses")
 
     def _inputs(self, difficulty) -> np.ndarray:
         """inputs[switches, row, field] for the environment kernel (see kernels/environment.py)."""
@@ -340,17 +309,22 @@ class ConsoleBatch:
         return mask
 
     # -- kernels ---------------------------------------------------------------------------------
-    def _system_reset(self, mask) -> None:
+    def _ensure_system_rng(self, mask) -> None:
+        """The shared system-RNG table reaches as far as the next System reset draws."""
         needed = int(self.state[mask, L.SYSTEM_RNG_POSITION].max(initial=0)) + 1
         if needed > len(self.rng):
             self.rng = system_rng_stream(max(2 * len(self.rng), needed))
+
+    def _system_reset(self, mask) -> None:
+        self._ensure_system_rng(mask)
         self._drive(env_kernel.OP_SYSTEM_RESET, mask, self.difficulty)
 
     def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
+        select, shown = self._selection
         env_kernel.drive(op, self.rom_bytes, self.scheme, self.ram, self.state,
                          self.frame_buffers, self.logic, self._params, self._inputs(difficulty),
-                         self.env_rng, self._threshold(), self.rng, self._rows, frames,
-                         self._rewards, mask)
+                         self.env_rng, self._threshold(), self.rng, select, shown,
+                         self._starting, self._rows, frames, self._rewards, mask)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

@@ -27,6 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kernels.environment import (S_ACTIVE, S_ALSO_RAM, S_ALSO_VALUE, S_CUBE, S_CUBE_RAM,
+                                  S_FRAMES, S_MAX_PRESSES, S_NOOP_AFTER_PRESS, S_NOOPS_FIRST,
+                                  S_PRESS_FIRST, S_RAM, S_RESET_FIRST, S_WANTED, SELECT_FIELDS)
+
 
 def _bcd(byte: int) -> int:
     """A packed-BCD byte as a number, nibble by nibble (0x17 -> 17; 0x0A -> 10)."""
@@ -110,69 +114,35 @@ SELECT: dict[str, Select] = {
 }
 
 
-def _nothing(console, mask, mode, difficulty):
-    """Games with one mode: ALE's default setMode selects nothing."""
+MAX_SELECT_PRESSES = 1000     # ALE loops forever; a game that never shows its mode is a bug
 
 
-def mode_select(game) -> Callable:
-    """The routine `ConsoleBatch` runs between reset_game's two soft resets for `game`:
-    `routine(console, mask, mode, difficulty)`."""
+def selection(game, mode: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's tables for selecting `mode` of `game`: (row int32[SELECT_FIELDS],
+    shown int32[256]: the mode number each value of the RAM byte shows)."""
+    row = np.zeros(SELECT_FIELDS, np.int32)
+    shown = np.zeros(256, np.int32)
+    row[S_ALSO_RAM] = row[S_CUBE_RAM] = -1
+    row[S_MAX_PRESSES] = MAX_SELECT_PRESSES
     select = SELECT.get(game.rom_id)
     if select is None:
         if len(game.modes) > 1:
             raise NotImplementedError(f"{game.rom_id}: how ALE selects its modes is not in "
                                       f"cule_py.modes yet")
-        return _nothing
-    return lambda console, mask, mode, difficulty: _run(select, console, mask, mode, difficulty)
-
-
-_BYTES = np.arange(256)
-_BCD = (_BYTES >> 4) * 10 + (_BYTES & 0x0F)
-
-
-def _run(select: Select, console, mask, mode, difficulty) -> None:
-    from .console import NOOP, RIGHT
-    shown = np.array([select.shown(byte) for byte in range(256)])
-    wanted = select.wanted(mode)
-
-    def there():
-        """Per console: does its RAM show the mode (and the `also` settings)?"""
-        ram = console.ram
-        ok = shown[ram[:, select.ram & 0x7F]] == wanted
-        for address, value in select.also:
-            ok &= ram[:, address & 0x7F] == value
-        return ok
-    if select.noops_first:
-        console._act_frames(mask, NOOP, select.noops_first, difficulty)
-    if select.reset_first:
-        console._soft_reset(mask, difficulty)
-    if select.press_first:
-        console._press_select(mask, select.press_first, difficulty)
-    limit = console.MAX_SELECT_PRESSES
-    for _ in range(limit + 1):
-        pending = mask & ~there()
-        if not pending.any():
-            break
-        if select.frames is None:
-            # adventure: each press lasts 2 + (a draw from ALE's environment RNG) % 256 frames.
-            lengths = 2 + console._env_rng_draw(pending) % 256
-            for frames in np.unique(lengths[pending]):
-                console._press_select(pending & (lengths == frames), int(frames), difficulty)
-        else:
-            console._press_select(pending, select.frames, difficulty)
-        if select.noop_after_press:
-            console._act_frames(pending, NOOP, 1, difficulty)
-    else:
-        raise RuntimeError(f"{console.game.rom_id}: RAM ${select.ram:02X} never showed mode "
-                           f"{mode} after {limit} Select presses")
-    console._soft_reset(mask, difficulty)
+        return row, shown
+    row[S_ACTIVE] = 1
+    row[S_RAM] = select.ram & 0x7F
+    row[S_FRAMES] = -1 if select.frames is None else select.frames
+    row[S_WANTED] = select.wanted(mode)
+    if select.also:
+        ((address, value),) = select.also
+        row[S_ALSO_RAM], row[S_ALSO_VALUE] = address & 0x7F, value
+    row[S_NOOPS_FIRST] = select.noops_first
+    row[S_RESET_FIRST] = int(select.reset_first)
+    row[S_PRESS_FIRST] = select.press_first
+    row[S_NOOP_AFTER_PRESS] = int(select.noop_after_press)
     if select.cube is not None:
-        cube = mode // 100 if mode >= 100 else 1
-        for _ in range(limit + 1):
-            pending = mask & (_BCD[console.ram[:, select.cube & 0x7F]] != cube)
-            if not pending.any():
-                break
-            console._act_frames(pending, RIGHT, 1, difficulty)
-        else:
-            raise RuntimeError(f"{console.game.rom_id}: cube {cube} never showed after "
-                               f"{limit} RIGHT frames")
+        row[S_CUBE_RAM] = select.cube & 0x7F
+        row[S_CUBE] = mode // 100 if mode >= 100 else 1
+    shown[:] = [select.shown(byte) for byte in range(256)]
+    return row, shown

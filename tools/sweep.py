@@ -150,7 +150,9 @@ def main(argv=None):
                           if args.modes == "all" else game.default_difficulty)
             try:
                 diff, frames, resets, rewarded, secs = run(
-                    game, mode, difficulty, args.frames, args.consoles, args.sticky, args.seed)
+                    game, None if mode == game.default_mode else mode,
+                    None if difficulty == game.default_difficulty else difficulty,
+                    args.frames, args.consoles, args.sticky, args.seed)
                 result = "exact" if diff is None else diff
             except NotImplementedError as error:
                 frames = resets = rewarded = 0

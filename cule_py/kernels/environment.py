@@ -38,6 +38,7 @@ P_MODE = 6             # the game mode the logic's set_mode applies
 PARAMS = 7
 
 ROW_NOOP = 0
+ROW_RIGHT = 3
 ROW_RESET = 18
 INPUT_ROWS = 19
 INPUT_FIELDS = L.IN_POT3 - L.IN_SWCHA + 1
@@ -54,6 +55,27 @@ OP_PRESS_SELECT = 3    # pressSelect(frames)
 OP_ACT = 4             # act(rows[env]) `frames` times; rewards summed into rewards[env]
 OP_LOGIC_RESET = 5     # RomSettings::reset
 OP_LOGIC_SET_MODE = 6  # what setMode changes in the RomSettings
+OP_RESET_GAME = 7      # the whole of ALE's reset_game (see reset_game)
+
+# A game's mode selection as the kernel reads it (cule_py/modes.py builds the row): int32.
+S_ACTIVE = 0            # 1: the game selects its mode by Select presses
+S_RAM = 1               # RIOT RAM index the press loop reads
+S_FRAMES = 2            # frames per press; -1: 2 + (environment RNG draw) % 256 (adventure)
+S_WANTED = 3            # the shown number that stands for the wanted mode
+S_ALSO_RAM = 4          # a further RAM index that must hold S_ALSO_VALUE (-1: none)
+S_ALSO_VALUE = 5
+S_NOOPS_FIRST = 6
+S_RESET_FIRST = 7
+S_PRESS_FIRST = 8
+S_NOOP_AFTER_PRESS = 9
+S_CUBE_RAM = 10         # video_cube: RAM index of the BCD cube number (-1: none)
+S_CUBE = 11             # the cube wanted
+S_MAX_PRESSES = 12
+SELECT_FIELDS = 13
+
+
+RESET_NOOP_FRAMES = 60
+SOFT_RESET_FRAMES = 4
 
 
 @register_jitable
@@ -135,9 +157,95 @@ def press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
 
 
 @register_jitable
-def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, rows,
-              frames, rewards, env):
-    if op == OP_SYSTEM_RESET:
+def soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env):
+    """softReset: the console's Reset switch held 4 frames; the sticky action becomes NOOP."""
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_RESET, SOFT_RESET_FRAMES)
+    st[env, L.ENV_STICKY_ACTION] = ROW_NOOP
+
+
+@register_jitable
+def _shows_mode(ram, env, select, shown):
+    if shown[np.int32(ram[env, select[S_RAM]])] != select[S_WANTED]:
+        return False
+    also = select[S_ALSO_RAM]
+    return also < 0 or np.int32(ram[env, also]) == select[S_ALSO_VALUE]
+
+
+@register_jitable
+def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,
+                shown):
+    """The game's setMode (cule_py/modes.py): its preamble, Select presses until the RAM shows
+    the mode, a soft reset, video_cube's cube choice. Sets ENV_SELECT_FAILED when the RAM never
+    shows the mode."""
+    if select[S_ACTIVE] == 0:
+        return
+    for _ in range(select[S_NOOPS_FIRST]):
+        act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+    if select[S_RESET_FIRST] != 0:
+        soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    if select[S_PRESS_FIRST] > 0:
+        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, select[S_PRESS_FIRST])
+    presses = 0
+    while not _shows_mode(ram, env, select, shown):
+        if presses == select[S_MAX_PRESSES]:
+            st[env, L.ENV_SELECT_FAILED] = 1
+            return
+        frames = select[S_FRAMES]
+        if frames < 0:
+            # Adventure: each press lasts 2 + (a draw from the environment RNG) % 256 frames.
+            frames = np.int32(2 + mt_next(mt, env) % 256)
+        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
+        if select[S_NOOP_AFTER_PRESS] != 0:
+            act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+        presses += 1
+    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    cube_ram = select[S_CUBE_RAM]
+    if cube_ram >= 0:
+        presses = 0
+        while True:
+            byte = np.int32(ram[env, cube_ram])
+            if (byte >> 4) * 10 + (byte & 0x0F) == select[S_CUBE]:
+                break
+            if presses == select[S_MAX_PRESSES]:
+                st[env, L.ENV_SELECT_FAILED] = 1
+                return
+            act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_RIGHT)
+            presses += 1
+
+
+@register_jitable
+def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+               shown, starting, env):
+    """StellaEnvironment::reset (spec 6.2): the episode counter cleared, the paddles centred,
+    System reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection,
+    setMode's logic changes, soft reset, the starting actions (through emulate, so not
+    noop-filtered and not sticky)."""
+    st[env, L.ENV_EPISODE_FRAME] = 0
+    if params[P_PADDLES] != 0:
+        centre = (params[P_PADDLE_MIN] + params[P_PADDLE_MAX]) // 2
+        st[env, L.ENV_PADDLE0] = centre
+        st[env, L.ENV_PADDLE1] = centre
+    system_reset(rom, scheme, ram, st, fb, rng, env)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_NOOP, RESET_NOOP_FRAMES)
+    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    if params[P_GAME_ID] >= 0:
+        logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
+    select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,
+                shown)
+    if params[P_GAME_ID] >= 0:
+        logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
+    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    for i in range(starting.shape[0]):
+        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, starting[i], 1)
+
+
+@register_jitable
+def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+              shown, starting, rows, frames, rewards, env):
+    if op == OP_RESET_GAME:
+        reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+                   shown, starting, env)
+    elif op == OP_SYSTEM_RESET:
         system_reset(rom, scheme, ram, st, fb, rng, env)
     elif op == OP_EMULATE:
         emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, rows[env], frames)
@@ -161,13 +269,13 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
 
 
 @njit(parallel=True, cache=CACHE_ENABLED)
-def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, rows, frames,
-          rewards, mask):
+def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select, shown,
+          starting, rows, frames, rewards, mask):
     """Run operation `op` on every console where `mask` is true (see OP_*)."""
     for env in prange(st.shape[0]):
         if mask[env]:
             drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                      rows, frames, rewards, env)
+                      select, shown, starting, rows, frames, rewards, env)
 
 
 @njit(cache=CACHE_ENABLED)
