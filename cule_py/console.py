@@ -2,7 +2,8 @@
 (with the game's mode selection and starting actions), and one frame per action, for joystick
 and paddle games. Internal engine under the coming `AtariEmulator` API.
 
-Status: 2K/4K cartridges. Other schemes are refused with an error rather than run inexactly.
+Status: the cartridge schemes in `kernels.cart.SCHEME_IDS` (every scheme ALE's games use, and
+F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inexactly.
 
 Settings follow ALE's `loadROM; setMode(m); setDifficulty(d)`: the constructor (and
 `power_on`) runs `loadROM`, whose own reset_game plays the game's default mode and difficulty;
@@ -82,7 +83,8 @@ class ConsoleBatch:
 
     def __init__(self, game: str, num_envs: int, mode: int | None = None,
                  difficulty: int | None = None, env_seed=0):
-        self.rom = roms.load_rom(game)
+        # `game` may also be a roms.Rom already loaded (internal: tests run their own ROMs).
+        self.rom = game if isinstance(game, roms.Rom) else roms.load_rom(game)
         self.game = self.rom.game
         if self.rom.scheme not in cart.SCHEME_IDS:
             raise NotImplementedError(f"cartridge scheme {self.rom.scheme} is not implemented yet "
@@ -98,7 +100,11 @@ class ConsoleBatch:
         self.scheme = cart.SCHEME_IDS[self.rom.scheme]
         self.rng = system_rng_stream()
         self.state = np.zeros((self.num_envs, L.STATE_FIELDS), np.int32)
-        self.ram = np.zeros((self.num_envs, 128), np.uint8)
+        # The kernels' RAM row: the RIOT's 128 bytes, then the cartridge's RAM (Superchip, FA,
+        # E7). `ram` is the RIOT part (what ALE's getRAM reads), `cart_ram` the rest; both views.
+        self.memory = np.zeros((self.num_envs, 128 + cart.ram_bytes(self.scheme)), np.uint8)
+        self.ram = self.memory[:, :128]
+        self.cart_ram = self.memory[:, 128:]
         self.frame_buffers = np.zeros((self.num_envs, 2, 250, 160), np.uint8)
         # Paddle resistances of paddles 0 (player A) and 1 (player B, whom ALE never moves).
         self.paddles = np.zeros((self.num_envs, 2), np.int64)
@@ -160,6 +166,8 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[mask] = 0
         st[mask, L.SYSTEM_RNG_POSITION] = 129
+        self.cart_ram[mask] = 0       # ALE's cartridges take their RAM's draws at System resets
+        cart.power_on(st, mask, self.scheme)
         st[mask, L.TIA_YSTART] = self.game.ystart
         st[mask, L.TIA_HEIGHT] = self.game.height
         st[mask, L.TIA_HMOVE_BLANKS_ALLOWED] = int(self.game.hmove_blanks)
@@ -323,9 +331,13 @@ class ConsoleBatch:
 
     # -- kernels ---------------------------------------------------------------------------------
     def _system_reset(self, mask) -> None:
-        kernel.reset_consoles(self.rom_bytes, self.scheme, self.ram, self.state, self.frame_buffers,
-                              self.rng, mask)
+        # One timer draw, then the cartridge RAM's draws: make sure the stream reaches that far.
+        needed = int(self.state[:, L.SYSTEM_RNG_POSITION].max()) + 1 + self.cart_ram.shape[1]
+        if needed > len(self.rng):
+            self.rng = system_rng_stream(max(needed, 2 * len(self.rng)))
+        kernel.reset_consoles(self.rom_bytes, self.scheme, self.memory, self.state,
+                              self.frame_buffers, self.rng, mask)
 
     def _frames(self, mask, frames: int) -> None:
-        kernel.run_frames(self.rom_bytes, self.scheme, self.ram, self.state, self.frame_buffers,
+        kernel.run_frames(self.rom_bytes, self.scheme, self.memory, self.state, self.frame_buffers,
                           frames, mask)
