@@ -16,8 +16,8 @@ its parameters as literals:
     3F                              cart_3f.py   (bank register written through the TIA's $00-$3F)
     UA                              cart_ua.py   (hotspots $0220/$0240 in the TIA's space)
 
-The console calls `cart_read`/`cart_write` for A12 = 1, `cart_tia_access` for every TIA read
-and write (3F and UA switch banks there), `cart_reset` in System reset after the RIOT's timer
+The console calls `cart_read`/`cart_write` for A12 = 1, `cart_tia_read`/`cart_tia_write` for
+every access in the TIA's space (3F and UA switch banks there; 3F even answers reads), `cart_reset` in System reset after the RIOT's timer
 draw (cartridge RAM takes its System RNG draws here), and `cart_frame_start` when the system
 cycle counter returns to 0 (DPC's music clock).
 """
@@ -105,19 +105,19 @@ def cart_write(rom, scheme, ram, st, env, addr, value, clk):
         return
     if scheme <= SCHEME_FASC:
         if scheme == SCHEME_F8:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 0)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 0, True)
         elif scheme == SCHEME_F6:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF6, 4, 0)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF6, 4, 0, True)
         elif scheme == SCHEME_F8SC:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 128)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 128, True)
         elif scheme == SCHEME_F6SC:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF6, 4, 128)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF6, 4, 128, True)
         elif scheme == SCHEME_F4:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF4, 8, 0)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF4, 8, 0, True)
         elif scheme == SCHEME_F4SC:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF4, 8, 128)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF4, 8, 128, False)
         else:
-            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 3, 256)
+            cart_fx.write(ram, st, env, addr, value, 0x0FF8, 3, 256, True)
     elif scheme == SCHEME_E0:
         cart_e0.write(st, env, addr)
     elif scheme == SCHEME_DPC:
@@ -127,13 +127,24 @@ def cart_write(rom, scheme, ram, st, env, addr, value, clk):
 
 
 @register_jitable
-def cart_tia_access(rom, scheme, st, env, addr, value, is_write):
-    """A CPU access that went to the TIA: 3F switches on writes to $00-$3F, UA on any access to
-    $0220/$0240. The TIA handles the access as usual."""
+def cart_tia_read(rom, scheme, st, env, addr):
+    """A CPU read in the TIA's space: the byte the cartridge answers with, or -1 if the TIA
+    answers. UA switches banks on $0220/$0240 (the TIA still answers); ALE hands 3F's page
+    $00-$3F (13-bit) to the cartridge, reads included, which answers with ROM."""
     if scheme >= SCHEME_3F:
         if scheme == SCHEME_3F:
-            if is_write:
-                cart_3f.tia_write(rom, st, env, addr, value)
+            return cart_3f.tia_read(rom, st, env, addr)
+        cart_ua.tia_access(st, env, addr)
+    return np.int32(-1)
+
+
+@register_jitable
+def cart_tia_write(rom, scheme, st, env, addr, value):
+    """A CPU write in the TIA's space, before the TIA takes it: 3F switches banks on $00-$3F,
+    UA on $0220/$0240."""
+    if scheme >= SCHEME_3F:
+        if scheme == SCHEME_3F:
+            cart_3f.tia_write(rom, st, env, addr, value)
         else:
             cart_ua.tia_access(st, env, addr)
 

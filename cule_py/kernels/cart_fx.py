@@ -2,7 +2,8 @@
 
 All of them show one 4K bank of the image at $1000-$1FFF and switch banks when the CPU touches a
 hotspot near the top of the address space, by a read or by a write (ALE, spec 5.3-5.5): hotspot
-`hot + k` selects bank k. A read that switches already returns the byte of the new bank.
+`hot + k` selects bank k. A read that switches already returns the byte of the new bank. [ALE] F4SC is the exception:
+its hotspots switch on reads only (measured against ale-py with our own F4SC image).
 
 Cartridge RAM (Superchip: 128 bytes; FA: 256) lies in the console's `ram` row after the RIOT's
 128 bytes. With `size` bytes of it, the cartridge's first `size` addresses are the write port and
@@ -34,10 +35,10 @@ def read(rom, ram, st, env, addr, hot, banks, size):
 
 
 @register_jitable
-def write(ram, st, env, addr, value, hot, banks, size):
+def write(ram, st, env, addr, value, hot, banks, size, write_switches):
     a = np.int32(addr & 0x0FFF)
     if a >= hot:
-        if a < hot + banks:
+        if write_switches and a < hot + banks:
             st[env, L.CART_BANK] = a - hot
     elif a < size:
         ram[env, RIOT_RAM + a] = value

@@ -16,7 +16,8 @@ from numba.extending import register_jitable
 from .._jit_cache import CACHE_ENABLED
 from . import layout as L
 from . import riot, tia
-from .cart import cart_frame_start, cart_read, cart_reset, cart_tia_access, cart_write
+from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
+                   cart_write)
 from .cpu6507 import ALE, make_cpu
 
 INSTRUCTIONS_PER_FRAME = 25000
@@ -54,7 +55,9 @@ def console_read(bus, addr, clk, data_bus):
         if addr & 0x200:
             return riot_io_read(st, env, addr, clk)
         return np.int32(ram[env, addr & 0x7F])
-    cart_tia_access(rom, scheme, st, env, addr, 0, False)
+    value = cart_tia_read(rom, scheme, st, env, addr)
+    if value >= 0:
+        return value
     return tia.read(st, fb, env, addr, clk, data_bus)
 
 
@@ -69,7 +72,7 @@ def console_write(bus, addr, value, clk):
         else:
             ram[env, addr & 0x7F] = value
     else:
-        cart_tia_access(rom, scheme, st, env, addr, value, True)
+        cart_tia_write(rom, scheme, st, env, addr, value)
         clk = tia.write(st, fb, env, addr, value, clk, True)
     return clk
 
