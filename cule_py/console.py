@@ -2,7 +2,8 @@
 (with the game's mode selection and starting actions), and one frame per action, for joystick
 and paddle games. The engine under `cule_py.AtariEmulator`.
 
-Status: 2K/4K cartridges. Other schemes are refused with an error rather than run inexactly.
+Status: the cartridge schemes in `kernels.cart.SCHEME_IDS` (every scheme ALE's games use, and
+F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inexactly.
 
 Settings follow ALE's `loadROM; setMode(m); setDifficulty(d)`: the constructor (and
 `power_on`) runs `loadROM`, whose own reset_game plays the game's default mode and difficulty;
@@ -105,7 +106,11 @@ class ConsoleBatch:
         self.rng = system_rng_stream()
         n = self.num_envs
         self.state = np.zeros((n, L.STATE_FIELDS), np.int32)
-        self.ram = np.zeros((n, 128), np.uint8)
+        # The kernels' RAM row: the RIOT's 128 bytes, then the cartridge's RAM (Superchip, FA,
+        # E7). `ram` is the RIOT part (what ALE's getRAM reads), `cart_ram` the rest; both views.
+        self.memory = np.zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
+        self.ram = self.memory[:, :128]
+        self.cart_ram = self.memory[:, 128:]
         self.frame_buffers = np.zeros((n, 2, 250, 160), np.uint8)
         self.logic = np.zeros((n, game_logic.LOGIC_FIELDS), np.int32)
         self.env_rng = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
@@ -177,6 +182,8 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[mask] = 0
         st[mask, L.SYSTEM_RNG_POSITION] = 129
+        self.cart_ram[mask] = 0       # ALE's cartridges take their RAM's draws at System resets
+        cart.power_on(st, mask, self.scheme)
         st[mask, L.TIA_YSTART] = self.game.ystart
         st[mask, L.TIA_HEIGHT] = self.game.height
         st[mask, L.TIA_HMOVE_BLANKS_ALLOWED] = int(self.game.hmove_blanks)
@@ -311,7 +318,9 @@ class ConsoleBatch:
     # -- kernels ---------------------------------------------------------------------------------
     def _ensure_system_rng(self, mask) -> None:
         """The shared system-RNG table reaches as far as the next System reset draws."""
-        needed = int(self.state[mask, L.SYSTEM_RNG_POSITION].max(initial=0)) + 1
+        # One timer draw, then the cartridge RAM's draws.
+        needed = int(self.state[mask, L.SYSTEM_RNG_POSITION].max(initial=0)) + 1 \
+            + self.cart_ram.shape[1]
         if needed > len(self.rng):
             self.rng = system_rng_stream(max(2 * len(self.rng), needed))
 
@@ -321,7 +330,7 @@ class ConsoleBatch:
 
     def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
         select, shown = self._selection
-        env_kernel.drive(op, self.rom_bytes, self.scheme, self.ram, self.state,
+        env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,
                          self.frame_buffers, self.logic, self._params, self._inputs(difficulty),
                          self.env_rng, self._threshold(), self.rng, select, shown,
                          self._starting, self._rows, frames, self._rewards, mask)

@@ -171,7 +171,7 @@ class AtariEmulator:
         return self._batch.state[:, L.ENV_EPISODE_FRAME].astype(np.int64)
 
     # -- snapshots --------------------------------------------------------------------------------
-    _SNAPSHOT = ("state", "ram", "frame_buffers", "logic", "env_rng")
+    _SNAPSHOT = ("state", "memory", "frame_buffers", "logic", "env_rng")
 
     def clone_state(self, mask=None) -> EmulatorState:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,

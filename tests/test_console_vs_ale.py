@@ -142,5 +142,7 @@ def test_settings_are_checked():
 
 
 def test_unsupported_games_are_refused():
-    with pytest.raises(NotImplementedError, match="scheme F8"):
+    # Every cartridge scheme of ALE's games runs now (tests/test_carts_vs_ale.py); ms_pacman's
+    # mode selection is not in cule_py.modes yet.
+    with pytest.raises(NotImplementedError, match="selects its modes"):
         ConsoleBatch("ms_pacman", 1)

@@ -16,7 +16,8 @@ from numba.extending import register_jitable
 from .._jit_cache import CACHE_ENABLED
 from . import layout as L
 from . import riot, tia
-from .cart import cart_read, cart_reset, cart_write
+from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
+                   cart_write)
 from .cpu6507 import ALE, make_cpu
 
 INSTRUCTIONS_PER_FRAME = 25000
@@ -49,11 +50,14 @@ def riot_io_write(st, env, addr, value, clk):
 def console_read(bus, addr, clk, data_bus):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
-        return cart_read(rom, scheme, st, env, addr)
+        return cart_read(rom, scheme, ram, st, env, addr, clk)
     if addr & 0x80:
         if addr & 0x200:
             return riot_io_read(st, env, addr, clk)
         return np.int32(ram[env, addr & 0x7F])
+    value = cart_tia_read(rom, scheme, st, env, addr)
+    if value >= 0:
+        return value
     return tia.read(st, fb, env, addr, clk, data_bus)
 
 
@@ -61,13 +65,14 @@ def console_read(bus, addr, clk, data_bus):
 def console_write(bus, addr, value, clk):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
-        cart_write(rom, scheme, st, env, addr, value)
+        cart_write(rom, scheme, ram, st, env, addr, value, clk)
     elif addr & 0x80:
         if addr & 0x200:
             riot_io_write(st, env, addr, value, clk)
         else:
             ram[env, addr & 0x7F] = value
     else:
+        cart_tia_write(rom, scheme, st, env, addr, value)
         clk = tia.write(st, fb, env, addr, value, clk, True)
     return clk
 
@@ -80,6 +85,7 @@ def run_frame(rom, scheme, ram, st, fb, env):
     """One ALE frame for console `env`."""
     clk = np.int32(st[env, L.CYCLES])
     if st[env, L.TIA_PARTIAL_FRAME] == 0:
+        cart_frame_start(scheme, st, env, clk)
         tia.start_frame(st, env, clk)
         clk = np.int32(0)
     st[env, L.TIA_PARTIAL_FRAME] = 1
@@ -125,15 +131,15 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     st[env, L.SYSTEM_RNG_POSITION] = position + 1
     st[env, L.RIOT_DDRA] = 0
     tia.reset(st, fb, env, np.int32(st[env, L.TIA_PAL]))
-    cart_reset(rom, scheme, st, env)
+    cart_reset(rom, scheme, ram, st, env, rng)
     st[env, L.CPU_A] = 0
     st[env, L.CPU_X] = 0
     st[env, L.CPU_Y] = 0
     st[env, L.CPU_S] = 0xFF
     st[env, L.CPU_P] = 0x20
     st[env, L.CPU_JAMMED] = 0
-    lo = cart_read(rom, scheme, st, env, 0xFFFC)
-    hi = cart_read(rom, scheme, st, env, 0xFFFD)
+    lo = cart_read(rom, scheme, ram, st, env, 0xFFFC, 0)
+    hi = cart_read(rom, scheme, ram, st, env, 0xFFFD, 0)
     st[env, L.CPU_PC] = lo | (hi << 8)
 
 

@@ -1,9 +1,10 @@
 """Field numbers of a console's int32 state row, `state[console, FIELD]`.
 
 One row holds everything scalar about one console: CPU registers, the system clock, TIA
-registers and render bookkeeping, the RIOT timer and ports, the cartridge bank, and the inputs the
-environment sets before each frame, and ALE's environment bookkeeping (sticky action, frame
-counters, paddle resistances). RAM (128 bytes per console), the two frame buffers and the ROM
+registers and render bookkeeping, the RIOT timer and ports, the cartridge's bank registers (and
+Pitfall II's DPC chip), the inputs the environment sets before each frame, and ALE's environment
+bookkeeping (sticky action, frame counters, paddle resistances). RAM (128 bytes per console,
+then the cartridge's own RAM where it has some), the two frame buffers and the ROM
 live in their own arrays. On the CPU the rows are contiguous per console; the GPU backend
 allocates the same array field-major and passes the transposed view.
 """
@@ -36,6 +37,14 @@ _FIELDS = """
     TIA_MASK_BL_POS TIA_MASK_BL_SIZE TIA_MASK_M0_HIDDEN
     ENV_STICKY_ACTION ENV_FRAME_NUMBER ENV_EPISODE_FRAME ENV_PADDLE0 ENV_PADDLE1
     ENV_SELECT_FAILED
+    CART_BANK1 CART_BANK2
+    DPC_TOP0 DPC_TOP1 DPC_TOP2 DPC_TOP3 DPC_TOP4 DPC_TOP5 DPC_TOP6 DPC_TOP7
+    DPC_BOTTOM0 DPC_BOTTOM1 DPC_BOTTOM2 DPC_BOTTOM3 DPC_BOTTOM4 DPC_BOTTOM5 DPC_BOTTOM6 DPC_BOTTOM7
+    DPC_COUNTER0 DPC_COUNTER1 DPC_COUNTER2 DPC_COUNTER3 DPC_COUNTER4 DPC_COUNTER5 DPC_COUNTER6
+    DPC_COUNTER7
+    DPC_FLAG0 DPC_FLAG1 DPC_FLAG2 DPC_FLAG3 DPC_FLAG4 DPC_FLAG5 DPC_FLAG6 DPC_FLAG7
+    DPC_MUSIC5 DPC_MUSIC6 DPC_MUSIC7
+    DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
 """.split()
 
 for _i, _name in enumerate(_FIELDS):
