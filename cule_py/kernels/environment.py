@@ -18,7 +18,7 @@ The host builds it from the game's controllers and the difficulty switches.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import cuda, njit, prange
 from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
@@ -39,6 +39,8 @@ PARAMS = 7
 
 ROW_NOOP = 0
 ROW_RIGHT = 3
+ROW_LEFT = 4
+ROW_DOWN = 5
 ROW_RESET = 18
 INPUT_ROWS = 19
 INPUT_FIELDS = L.IN_POT3 - L.IN_SWCHA + 1
@@ -71,7 +73,16 @@ S_NOOP_AFTER_PRESS = 9
 S_CUBE_RAM = 10         # video_cube: RAM index of the BCD cube number (-1: none)
 S_CUBE = 11             # the cube wanted
 S_MAX_PRESSES = 12
-SELECT_FIELDS = 13
+S_MENU_CURSOR = 13      # double_dunk's option menu: RAM index of the cursor (moved by DOWN)
+S_MENU_OPTIONS = 14     # RAM index of the option bits (set by RIGHT, cleared by LEFT)
+S_MENU_ITEMS = 15       # how many menu items follow
+S_MENU = 16             # per item: DOWN moves first, the option bit, 1: set / 0: clear
+MENU_COLUMNS = 3
+MAX_MENU_ITEMS = 4
+S_ACTS_AFTER = S_MENU + MENU_COLUMNS * MAX_MENU_ITEMS   # act frames after the soft reset
+S_ACT_AFTER = S_ACTS_AFTER + 1                           # their action rows
+MAX_ACTS_AFTER = 2
+SELECT_FIELDS = S_ACT_AFTER + MAX_ACTS_AFTER
 
 
 RESET_NOOP_FRAMES = 60
@@ -172,11 +183,46 @@ def _shows_mode(ram, env, select, shown):
 
 
 @register_jitable
+def _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
+    """`act(row)` then `act(NOOP)`: one move in double_dunk's option menu."""
+    act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row)
+    act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+
+
+@register_jitable
+def _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select):
+    """double_dunk's option menu: per item, DOWN/NOOP pairs until the cursor byte changes (as
+    often as the item says), then RIGHT/NOOP (set) or LEFT/NOOP (clear) pairs until the option
+    bit is as wanted. Returns False when a loop never ends."""
+    cursor, options = select[S_MENU_CURSOR], select[S_MENU_OPTIONS]
+    for k in range(select[S_MENU_ITEMS]):
+        base = S_MENU + MENU_COLUMNS * k
+        for _ in range(select[base]):
+            before = ram[env, cursor]
+            moves = 0
+            while ram[env, cursor] == before:
+                if moves == select[S_MAX_PRESSES]:
+                    return False
+                _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                          ROW_DOWN)
+                moves += 1
+        bit, on = select[base + 1], select[base + 2] != 0
+        moves = 0
+        while ((np.int32(ram[env, options]) & bit) != 0) != on:
+            if moves == select[S_MAX_PRESSES]:
+                return False
+            _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                      ROW_RIGHT if on else ROW_LEFT)
+            moves += 1
+    return True
+
+
+@register_jitable
 def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,
                 shown):
-    """The game's setMode (cule_py/modes.py): its preamble, Select presses until the RAM shows
-    the mode, a soft reset, video_cube's cube choice. Sets ENV_SELECT_FAILED when the RAM never
-    shows the mode."""
+    """The game's setMode (cule_py/modes.py): its preamble, double_dunk's option menu, Select
+    presses until the RAM shows the mode, a soft reset, act frames after it, video_cube's cube
+    choice. Sets ENV_SELECT_FAILED when the RAM never shows the mode."""
     if select[S_ACTIVE] == 0:
         return
     for _ in range(select[S_NOOPS_FIRST]):
@@ -185,8 +231,12 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
         soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
     if select[S_PRESS_FIRST] > 0:
         press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, select[S_PRESS_FIRST])
+    if not _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                     select):
+        st[env, L.ENV_SELECT_FAILED] = 1
+        return
     presses = 0
-    while not _shows_mode(ram, env, select, shown):
+    while select[S_RAM] >= 0 and not _shows_mode(ram, env, select, shown):
         if presses == select[S_MAX_PRESSES]:
             st[env, L.ENV_SELECT_FAILED] = 1
             return
@@ -199,6 +249,9 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
             act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
         presses += 1
     soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    for i in range(select[S_ACTS_AFTER]):
+        act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+            select[S_ACT_AFTER + i])
     cube_ram = select[S_CUBE_RAM]
     if cube_ram >= 0:
         presses = 0
@@ -291,3 +344,13 @@ def lives_and_flags(logic, st, params, lives, terminal, truncated):
             terminal[env] = False
         truncated[env] = params[P_MAX_FRAMES] > 0 and \
             st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
+
+
+@cuda.jit
+def drive_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+               shown, starting, rows, frames, rewards, mask):
+    """`drive` for the GPU: one console per thread (state arrays may be field-major views)."""
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+                  shown, starting, rows, frames, rewards, env)
