@@ -162,9 +162,12 @@ def f32mul(a, b):
 def round_u8(v):
     """Round to nearest, ties to even, clamped to 0..255 (saturate_cast<uchar> of a float)."""
     x = np.float64(v)
-    f = np.floor(x)
-    n = np.int32(f)
-    d = x - f
+    if x <= 0.0:
+        return np.int32(0)
+    if x >= 255.0:
+        return np.int32(255)
+    n = np.int32(x)                   # truncation: the floor of a positive number
+    d = x - np.float64(n)
     if d > 0.5 or (d == 0.5 and (n & 1) == 1):
         n = np.int32(n + 1)
     return np.int32(max(0, min(255, n)))
