@@ -1,0 +1,345 @@
+"""The agent step of ale-py's AtariVectorEnv, as device code: frameskip frames of ALE's act()
+(sticky actions), summed and clipped reward, life loss, game over, truncation, the frames the
+observation needs, max-pool, grayscale/RGB through ALE's palette, the area resize and the frame
+stack; and the parts of its reset that follow ALE's reset_game (fire, noop starts drawn from a
+per-console std::mt19937 as libstdc++'s uniform_int_distribution draws, the first observation).
+
+One entry, `agent(op, ...)`, runs operation `op` on every console where `mask` is true: a prange
+loop on the CPU (`agent_cpu`) and one thread per console on CUDA (`agent_cuda`), both around the
+same register_jitable `agent_one`. The rules (checked against AtariVectorEnv in
+tests/test_agent_step_vs_ale.py; tests/vector_model.py states them in plain Python):
+
+* step: for each of `skip` frames: act, count the frame, track lives (a life is lost when
+  0 < lives < the previous frame's lives); stop at game over, at `max_frames` frames since the
+  reset, or (episodic life) at a life loss; otherwise grab the screen into raw[1] on the
+  second-to-last frame and into raw[0] on the last. The frame that ends a step early is never
+  grabbed. Then raw[0] = max(raw[0], raw[1]) in place (max-pool), resized into the stack.
+* terminated = game over, or a life loss with episodic_life or life_loss_info; truncated =
+  the frame budget is spent and not terminated; a reset is due at game over, at the budget, and
+  at a life loss with episodic_life (a full reset_game, as AtariVectorEnv does).
+* reset (after the host's reset_game): FIRE for one frame if the action set has it and
+  fire reset is on; noops = U{0..noop_max-1} - fire NOOP frames, a game over among them calling
+  reset_game again (OP_RESET_NOOPS stops there and the host resets; `A_REGAME` says who);
+  then the stack is cleared, raw[0] = the screen, raw[1] = 0, and raw[0] goes on the stack.
+
+Reset_game itself is still the host's (cule_py/console.py) sequence of `drive` calls; when it
+moves into the kernel, OP_RESET_START can call it directly where A_REGAME is set now.
+"""
+
+import numpy as np
+from numba import cuda, njit, prange
+from numba.extending import register_jitable
+
+from .._jit_cache import CACHE_ENABLED
+from . import environment as E
+from . import game_logic as logic_
+from . import layout as L
+from .mt19937 import mt_next
+
+# agent[env, field] (int32): per-console agent state.
+A_ELAPSED = 0          # frames played by agent steps since the last reset
+A_LIVES = 1            # lives after the last frame
+A_NEEDS_RESET = 2      # the last step ended the game (game over, budget, episodic life loss)
+A_NOOPS_LEFT = 3       # noop frames still to play in a reset
+A_REGAME = 4           # a noop frame ended the game: the host must run reset_game, then NOOPS
+A_EP_RETURN = 5        # unclipped reward since the reset
+A_EP_LENGTH = 6        # agent steps since the reset
+A_FINAL_RETURN = 7     # return and length of the game the last step ended
+A_FINAL_LENGTH = 8
+A_GAME_ENDED = 9       # 1: the last step ended a game (FINAL_* are its statistics)
+A_STEPS = 10           # agent steps since construction (stochastic frameskip counter)
+A_SKIP_SEED = 11       # per-console seed of the stochastic frameskip
+A_LAST_SKIP = 12       # frames the last step asked for
+AGENT_FIELDS = 13
+
+# cfg[] (int32): per-batch settings.
+C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
+C_SKIP_HI = 1
+C_MAXPOOL = 2
+C_EPISODIC = 3
+C_LIFE_INFO = 4
+C_CLIP = 5
+C_MAX_FRAMES = 6
+C_FIRE = 7             # 1: fire reset on and FIRE in the action set
+C_NOOP_MAX = 8
+C_OBS = 9              # OBS_GRAY / OBS_RGB / OBS_RAM
+C_STACK = 10
+C_SRC_H = 11           # screen height (210 / 250 / ...)
+C_CHANNELS = 12        # 1 (grayscale) or 3 (RGB)
+C_DST_H = 13
+C_DST_W = 14
+CFG_FIELDS = 15
+
+OBS_GRAY = 0
+OBS_RGB = 1
+OBS_RAM = 2
+
+SCREEN_W = 160
+
+# agent() operations.
+OP_STEP = 0            # one agent step with actions[env]
+OP_RESET_START = 1     # after reset_game: fire, draw the noop count, play the noops
+OP_RESET_NOOPS = 2     # after a reset_game for A_REGAME: play the remaining noops
+OP_RESET_FINISH = 3    # the reset's observation, counters cleared
+
+NOOP_ROW = 0
+FIRE_ROW = 1
+
+
+@register_jitable
+def noop_draw(noop_mt, env, noop_max):
+    """std::uniform_int_distribution<int>(0, noop_max - 1) on a std::mt19937, as libstdc++
+    draws it for a 32-bit generator: x * n, rejecting low words below 2**32 mod n."""
+    n = np.int64(max(noop_max, 1))
+    product = mt_next(noop_mt, env) * n
+    if (product & 0xFFFFFFFF) < n:
+        threshold = ((np.int64(1) << 32) - n) % n
+        while (product & 0xFFFFFFFF) < threshold:
+            product = mt_next(noop_mt, env) * n
+    return np.int32(product >> 32)
+
+
+@register_jitable
+def _mix32(x):
+    x = ((x ^ (x >> 16)) * np.int64(0x45D9F3B)) & 0xFFFFFFFF
+    x = ((x ^ (x >> 16)) * np.int64(0x45D9F3B)) & 0xFFFFFFFF
+    return (x ^ (x >> 16)) & 0xFFFFFFFF
+
+
+@register_jitable
+def frameskip(agent, cfg, env):
+    """The step's frame count: fixed, or uniform in [lo, hi) from a counter-based hash of the
+    console's seed and step number (reproducible, independent of batch size)."""
+    lo = np.int32(cfg[C_SKIP_LO])
+    span = np.int64(cfg[C_SKIP_HI]) - lo
+    if span <= 1:
+        return lo
+    x = _mix32((np.int64(agent[env, A_SKIP_SEED]) & 0xFFFFFFFF)
+               ^ _mix32(np.int64(agent[env, A_STEPS]) & 0xFFFFFFFF))
+    return np.int32(lo + ((x * span) >> 32))
+
+
+@register_jitable
+def lives_of(logic, params, env):
+    gid = params[E.P_GAME_ID]
+    if gid < 0:
+        return np.int32(0)
+    return np.int32(logic_.lives(gid, env, logic))
+
+
+@register_jitable
+def grab(st, fb, palette, raw, cfg, env, slot):
+    """The current screen (ALE's getScreen) through the palette into raw[env, slot]."""
+    if cfg[C_OBS] == OBS_RAM:
+        return
+    height = np.int32(cfg[C_SRC_H])
+    ch = np.int32(cfg[C_CHANNELS])
+    buffer = np.int32(st[env, L.TIA_BUFFER])
+    k = np.int32(0)
+    for y in range(height):
+        for x in range(SCREEN_W):
+            index = np.int32(fb[env, buffer, y, x])
+            for c in range(ch):
+                raw[env, slot, k] = palette[index, c]
+                k = np.int32(k + 1)
+
+
+@register_jitable
+def clear_raw(raw, cfg, env, slot):
+    size = np.int32(cfg[C_SRC_H]) * SCREEN_W * np.int32(cfg[C_CHANNELS])
+    for k in range(size):
+        raw[env, slot, k] = 0
+
+
+@register_jitable
+def f32mul(a, b):
+    """float32(a) * float32(b) rounded once to float32. Through float64, where the product of two
+    24-bit significands is exact, so that no compiler can fuse it into a following addition."""
+    return np.float32(np.float64(a) * np.float64(b))
+
+
+@register_jitable
+def round_u8(v):
+    """Round to nearest, ties to even, clamped to 0..255 (saturate_cast<uchar> of a float)."""
+    x = np.float64(v)
+    if x <= 0.0:
+        return np.int32(0)
+    if x >= 255.0:
+        return np.int32(255)
+    n = np.int32(x)                   # truncation: the floor of a positive number
+    d = x - np.float64(n)
+    if d > 0.5 or (d == 0.5 and (n & 1) == 1):
+        n = np.int32(n + 1)
+    return np.int32(max(0, min(255, n)))
+
+
+@register_jitable
+def resize_into(raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
+    """Area resize of raw[env, 0] into obs[env, slot] (see cule_py/area_resize.py)."""
+    ch = np.int32(cfg[C_CHANNELS])
+    row_out = np.int32(cfg[C_DST_W]) * ch
+    row_in = np.int32(SCREEN_W) * ch
+    for k in range(row_out):
+        scratch[env, 1, k] = np.float32(0.0)
+    prev = np.int32(yd[0])
+    for j in range(yd.shape[0]):
+        dy = np.int32(yd[j])
+        base = np.int32(ys[j]) * row_in
+        beta = ya[j]
+        for k in range(row_out):
+            scratch[env, 0, k] = np.float32(0.0)
+        for t in range(xd.shape[0]):
+            dst = np.int32(xd[t]) * ch
+            src = base + np.int32(xs[t]) * ch
+            alpha = xa[t]
+            for c in range(ch):
+                scratch[env, 0, dst + c] = scratch[env, 0, dst + c] + f32mul(
+                    np.float32(raw[env, 0, src + c]), alpha)
+        if dy != prev:
+            out = prev * row_out
+            for k in range(row_out):
+                obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
+                scratch[env, 1, k] = f32mul(beta, scratch[env, 0, k])
+            prev = dy
+        else:
+            for k in range(row_out):
+                scratch[env, 1, k] = scratch[env, 1, k] + f32mul(beta, scratch[env, 0, k])
+    out = prev * row_out
+    for k in range(row_out):
+        obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
+
+
+@register_jitable
+def push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
+    """Max-pool raw[1] into raw[0], shift the stack one slot older, and put the resized raw[0]
+    (or the RAM) in the newest slot."""
+    stack = np.int32(cfg[C_STACK])
+    size = obs.shape[2]
+    for slot in range(stack - 1):
+        for k in range(size):
+            obs[env, slot, k] = obs[env, slot + 1, k]
+    if cfg[C_OBS] == OBS_RAM:
+        for k in range(128):
+            obs[env, stack - 1, k] = ram[env, k]
+        return
+    if cfg[C_MAXPOOL] != 0:
+        n = np.int32(cfg[C_SRC_H]) * SCREEN_W * np.int32(cfg[C_CHANNELS])
+        for k in range(n):
+            if raw[env, 1, k] > raw[env, 0, k]:
+                raw[env, 0, k] = raw[env, 1, k]
+    resize_into(raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+
+
+@register_jitable
+def play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env):
+    """The reset's noop frames; stops after a frame that ends the game (A_REGAME = 1)."""
+    while agent[env, A_NOOPS_LEFT] > 0:
+        E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
+        agent[env, A_NOOPS_LEFT] -= 1
+        if E.game_over(logic, st, params, env, True):
+            agent[env, A_REGAME] = 1
+            return
+    agent[env, A_REGAME] = 0
+
+
+@register_jitable
+def agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
+              noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch,
+              obs, rewards, terminated, truncated, lives, env):
+    if op == OP_STEP:
+        skip = frameskip(agent, cfg, env)
+        agent[env, A_LAST_SKIP] = skip
+        agent[env, A_STEPS] += 1
+        row = np.int32(action_rows[actions[env]])
+        max_frames = np.int32(cfg[C_MAX_FRAMES])
+        episodic = cfg[C_EPISODIC] != 0
+        reward = np.int32(0)
+        life_lost = False
+        over = False
+        elapsed = np.int32(agent[env, A_ELAPSED])
+        previous = np.int32(agent[env, A_LIVES])
+        for i in range(skip):
+            reward = np.int32(reward + E.act(rom, scheme, ram, st, fb, logic, params, inputs,
+                                             mt, threshold, env, row))
+            elapsed = np.int32(elapsed + 1)
+            now = lives_of(logic, params, env)
+            if 0 < now < previous:
+                life_lost = True
+            previous = now
+            over = E.game_over(logic, st, params, env, True)
+            if over or elapsed >= max_frames or (episodic and life_lost):
+                break
+            if i == skip - 2:
+                grab(st, fb, palette, raw, cfg, env, 1)
+            elif i == skip - 1:
+                grab(st, fb, palette, raw, cfg, env, 0)
+        agent[env, A_ELAPSED] = elapsed
+        agent[env, A_LIVES] = previous
+        push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+        agent[env, A_EP_RETURN] += reward
+        agent[env, A_EP_LENGTH] += 1
+        if cfg[C_CLIP] != 0:
+            reward = np.int32(1 if reward > 0 else (-1 if reward < 0 else 0))
+        term = over or ((cfg[C_LIFE_INFO] != 0 or episodic) and life_lost)
+        budget = elapsed >= max_frames
+        rewards[env] = reward
+        terminated[env] = term
+        truncated[env] = budget and not term
+        lives[env] = previous
+        ended = over or budget or (episodic and life_lost)
+        agent[env, A_NEEDS_RESET] = 1 if ended else 0
+        agent[env, A_GAME_ENDED] = 1 if ended else 0
+        if ended:
+            agent[env, A_FINAL_RETURN] = agent[env, A_EP_RETURN]
+            agent[env, A_FINAL_LENGTH] = agent[env, A_EP_LENGTH]
+    elif op == OP_RESET_START:
+        fire = cfg[C_FIRE] != 0
+        if fire:
+            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, FIRE_ROW)
+        agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
+        play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env)
+    elif op == OP_RESET_NOOPS:
+        play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env)
+    elif op == OP_RESET_FINISH:
+        stack = np.int32(cfg[C_STACK])
+        for slot in range(stack):
+            for k in range(obs.shape[2]):
+                obs[env, slot, k] = 0
+        grab(st, fb, palette, raw, cfg, env, 0)
+        if cfg[C_OBS] != OBS_RAM:
+            clear_raw(raw, cfg, env, 1)
+        push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+        agent[env, A_ELAPSED] = 0
+        agent[env, A_LIVES] = lives_of(logic, params, env)
+        agent[env, A_NEEDS_RESET] = 0
+        agent[env, A_REGAME] = 0
+        agent[env, A_NOOPS_LEFT] = 0
+        agent[env, A_EP_RETURN] = 0
+        agent[env, A_EP_LENGTH] = 0
+        rewards[env] = 0
+        terminated[env] = False
+        truncated[env] = False
+        lives[env] = agent[env, A_LIVES]
+
+
+@njit(parallel=True, cache=CACHE_ENABLED)
+def agent_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, noop_mt,
+              cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+              rewards, terminated, truncated, lives, mask):
+    """Run operation `op` (OP_*) on every console where `mask` is true."""
+    for env in prange(st.shape[0]):
+        if mask[env]:
+            agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
+                      noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
+                      scratch, obs, rewards, terminated, truncated, lives, env)
+
+
+@cuda.jit
+def agent_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, noop_mt,
+               cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+               rewards, terminated, truncated, lives, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
+                  noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
+                  scratch, obs, rewards, terminated, truncated, lives, env)

@@ -1,0 +1,288 @@
+"""`AtariVectorEnv`: ale-py's vector environment (ale_py.vector_env.AtariVectorEnv) on cule_py
+consoles, with the same constructor arguments, defaults and results.
+
+    env = AtariVectorEnv("breakout", num_envs=8)
+    obs, info = env.reset(seed=0)                    # obs (8, 4, 84, 84) uint8
+    obs, rewards, terminated, truncated, info = env.step(np.zeros(8, np.int64))
+
+Sub-environment i after `reset(seed=s)` equals AtariVectorEnv's sub-environment i after the same
+call (ALE random_seed s + i for sticky actions, the same seed for the noop-start RNG), step for
+step: observations, rewards, terminations, truncations, lives and frame counters.
+
+Extensions over ale-py's (not checkable against it): `obs_type="ram"` (the 128 RAM bytes after
+each step, stacked), `frameskip=(lo, hi)` (drawn per console and step from [lo, hi), from a
+counter-based hash of the console's seed: reproducible and batch-size independent), and
+per-console statistics of each finished game in `info` ("episode_return": unclipped reward,
+"episode_length": agent steps, "episode_ended": which consoles' games the step ended).
+
+The agent step is one kernel call (cule_py/kernels/agent_step.py); the reset of a console still
+runs ALE's reset_game as the host-driven `ConsoleBatch.reset(mask)` sequence, then the kernel's
+fire/noop/observation phases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import palette as palette_
+from .area_resize import area_table, check_supported
+from .console import ConsoleBatch
+from .games import Action
+from .kernels import agent_step as K
+from .kernels import layout as L
+from .kernels import mt19937
+
+__all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]
+
+NEXT_STEP = "NextStep"
+SAME_STEP = "SameStep"
+DISABLED = "Disabled"
+
+
+def _autoreset_name(mode) -> str:
+    value = getattr(mode, "value", mode)
+    aliases = {"nextstep": NEXT_STEP, "next_step": NEXT_STEP, "samestep": SAME_STEP,
+               "same_step": SAME_STEP, "disabled": DISABLED}
+    key = str(value).lower()
+    if key not in aliases:
+        raise ValueError(f"autoreset_mode must be NextStep, SameStep or Disabled, got {mode!r}")
+    return aliases[key]
+
+
+class AtariVectorEnv:
+    """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc).
+
+    Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
+    "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
+    reset; None: random, as ale-py's) and `device` ("cpu"; "cuda" is not built yet).
+    """
+
+    metadata = {"autoreset_mode": NEXT_STEP}
+
+    def __init__(self, game: str, num_envs: int, *, max_num_frames_per_episode: int = 108000,
+                 repeat_action_probability: float = 0.0, full_action_space: bool = False,
+                 autoreset_mode=NEXT_STEP, img_height: int = 84, img_width: int = 84,
+                 grayscale: bool = True, stack_num: int = 4, frameskip=4, maxpool: bool = True,
+                 noop_max: int = 30, episodic_life: bool = False, life_loss_info: bool = False,
+                 reward_clipping: bool = True, use_fire_reset: bool = True,
+                 obs_type: str | None = None, seed: int | None = None, device: str = "cpu"):
+        if device != "cpu":
+            raise NotImplementedError("the CUDA backend of AtariVectorEnv is not built yet (its "
+                                      "kernel compiles: agent_step.agent_cuda); use device='cpu'")
+        if isinstance(frameskip, bool):
+            raise TypeError("frameskip must be an int or a (lo, hi) pair")
+        if isinstance(frameskip, (int, np.integer)):
+            if frameskip <= 0:
+                raise ValueError(f"frameskip must be positive, got {frameskip}")
+            skip_lo, skip_hi = int(frameskip), int(frameskip) + 1
+        else:
+            skip_lo, skip_hi = (int(v) for v in frameskip)
+            if not 0 < skip_lo < skip_hi:
+                raise ValueError(f"frameskip range (lo, hi) needs 0 < lo < hi, got {frameskip}")
+        if obs_type is None:
+            obs_type = "grayscale" if grayscale else "rgb"
+        if obs_type not in ("rgb", "grayscale", "ram"):
+            raise ValueError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got {obs_type!r}")
+        if stack_num < 1 or noop_max < 0:
+            raise ValueError("stack_num must be >= 1 and noop_max >= 0")
+        self.autoreset_mode = _autoreset_name(autoreset_mode)
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.num_envs = int(num_envs)
+        self.obs_type = obs_type
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0]) & 0x7FFFFFFF
+        seeds = (int(seed) + np.arange(self.num_envs)) & 0xFFFFFFFF
+        # ale-py's vector env leaves ALE's own truncation off and counts frames itself.
+        self._batch = b = ConsoleBatch(game, self.num_envs, env_seed=seeds,
+                                       repeat_action_probability=repeat_action_probability,
+                                       max_num_frames_per_episode=0)
+        self.game = b.game
+        ids = ([int(a) for a in Action if int(a) < 18] if full_action_space
+               else [int(a) for a in b.game.minimal_actions])
+        self.action_set = np.array(ids, np.int64)
+        self._action_rows = b._act_rows[self.action_set].astype(np.int32)
+        n = self.num_envs
+        src_h = int(b.state[0, L.TIA_HEIGHT])
+        pal = bool(b.state[0, L.TIA_PAL])
+        channels = 3 if obs_type == "rgb" else 1
+        if obs_type == "ram":
+            self._palette = np.zeros((256, 1), np.uint8)
+            frame_shape, frame_size = (128,), 128
+            self._raw = np.zeros((n, 2, 1), np.uint8)
+            tables = [np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.float32)] * 2
+        else:
+            check_supported(src_h, 160, img_height, img_width)
+            if obs_type == "rgb":
+                self._palette = np.ascontiguousarray(palette_.PAL_RGB if pal else palette_.NTSC_RGB)
+                frame_shape = (img_height, img_width, 3)
+            else:
+                table = palette_.PAL_GRAY if pal else palette_.NTSC_GRAY
+                self._palette = np.ascontiguousarray(table.reshape(256, 1))
+                frame_shape = (img_height, img_width)
+            frame_size = img_height * img_width * channels
+            self._raw = np.zeros((n, 2, src_h * 160 * channels), np.uint8)
+            tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
+        self._tables = tables
+        self._scratch = np.zeros((n, 2, max(img_width * channels, 1)), np.float32)
+        self._obs = np.zeros((n, stack_num, frame_size), np.uint8)
+        self._obs_shape = (n, stack_num, *frame_shape)
+        fire = use_fire_reset and int(Action.FIRE) in ids
+        cfg = np.zeros(K.CFG_FIELDS, np.int32)
+        cfg[K.C_SKIP_LO], cfg[K.C_SKIP_HI] = skip_lo, skip_hi
+        cfg[K.C_MAXPOOL] = int(maxpool)
+        cfg[K.C_EPISODIC] = int(episodic_life)
+        cfg[K.C_LIFE_INFO] = int(life_loss_info)
+        cfg[K.C_CLIP] = int(reward_clipping)
+        cfg[K.C_MAX_FRAMES] = int(max_num_frames_per_episode)
+        cfg[K.C_FIRE] = int(fire)
+        cfg[K.C_NOOP_MAX] = int(noop_max)
+        cfg[K.C_OBS] = {"grayscale": K.OBS_GRAY, "rgb": K.OBS_RGB, "ram": K.OBS_RAM}[obs_type]
+        cfg[K.C_STACK] = stack_num
+        cfg[K.C_SRC_H] = src_h
+        cfg[K.C_CHANNELS] = channels
+        cfg[K.C_DST_H], cfg[K.C_DST_W] = img_height, img_width
+        self._cfg = cfg
+        self._agent = np.zeros((n, K.AGENT_FIELDS), np.int32)
+        self._noop_mt = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
+        self._seed_noop_rng(np.ones(n, np.bool_), seeds)
+        self._actions = np.zeros(n, np.int64)
+        self._rewards = np.zeros(n, np.int32)
+        self._terminated = np.zeros(n, np.bool_)
+        self._truncated = np.zeros(n, np.bool_)
+        self._lives = np.zeros(n, np.int32)
+        self._all = np.ones(n, np.bool_)
+        self._started = False
+        self._setup_spaces()
+
+    def _setup_spaces(self):
+        try:
+            from gymnasium.spaces import Box, Discrete
+            from gymnasium.vector.utils import batch_space
+        except ImportError:      # gymnasium is optional for the kernel path
+            return
+        self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
+        self.single_action_space = Discrete(len(self.action_set))
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    # -- kernel plumbing ---------------------------------------------------------------------------
+    def _run(self, op, mask) -> None:
+        b = self._batch
+        xd, xs, xa, yd, ys, ya = self._tables
+        K.agent_cpu(op, b.rom_bytes, b.scheme, b.ram, b.state, b.frame_buffers, b.logic,
+                    b._params, b._inputs(b.difficulty), b.env_rng, b._threshold(),
+                    self._agent, self._noop_mt, self._cfg, self._action_rows, self._actions,
+                    self._palette, self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs,
+                    self._rewards, self._terminated, self._truncated, self._lives, mask)
+
+    def _seed_noop_rng(self, mask, seeds) -> None:
+        full = np.zeros(self.num_envs, np.int64)
+        full[mask] = seeds
+        mt19937.seed_generators(self._noop_mt, full, mask)
+        self._agent[mask, K.A_SKIP_SEED] = (full[mask] & 0x7FFFFFFF).astype(np.int32)
+        self._agent[mask, K.A_STEPS] = 0
+
+    def _reset_game(self, mask) -> None:
+        """ALE's reset_game on the consoles in `mask` (host-driven for now)."""
+        self._batch.reset(mask)
+
+    def _reset_envs(self, mask, seeds=None) -> None:
+        """AtariVectorEnv's reset of the sub-environments in `mask`: (with seeds: ALE random_seed
+        and the noop RNG seeded, the ROM loaded again,) reset_game, fire, noops, first frame."""
+        if not mask.any():
+            return
+        if seeds is not None:
+            b = self._batch
+            b.env_rng_seed[mask] = seeds
+            b.power_on(mask)
+            self._seed_noop_rng(mask, seeds)
+        self._reset_game(mask)
+        self._run(K.OP_RESET_START, mask)
+        while True:
+            again = mask & (self._agent[:, K.A_REGAME] != 0)
+            if not again.any():
+                break
+            self._reset_game(again)
+            self._run(K.OP_RESET_NOOPS, again)
+        self._run(K.OP_RESET_FINISH, mask)
+
+    # -- the gymnasium vector API ----------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        """(obs, info). seed: an int gives the reset consoles seeds seed, seed+1, ... (in index
+        order); an array gives one per reset console. options={"reset_mask": bool[num_envs]}
+        resets only those consoles."""
+        mask = self._all
+        if options and options.get("reset_mask") is not None:
+            mask = np.asarray(options["reset_mask"])
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(f"reset_mask must be {self.num_envs} bools")
+        count = int(mask.sum())
+        seeds = None
+        if seed is not None:
+            if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+                seeds = int(seed) + np.arange(count, dtype=np.int64)
+            else:
+                seeds = np.asarray(seed, np.int64)
+                if seeds.shape != (count,):
+                    raise ValueError(f"seed must have one entry per reset console ({count}), "
+                                     f"got shape {seeds.shape}")
+            if (seeds < 0).any() or (seeds > 0xFFFFFFFF).any():
+                raise ValueError("seeds must be in 0..2**32-1")
+        self._reset_envs(mask, seeds)
+        self._started = True
+        return self._observation(), self._info()
+
+    def step(self, actions):
+        """(obs, rewards int32, terminated, truncated, info), AtariVectorEnv's semantics for the
+        autoreset mode."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} integer indices into the action "
+                             f"set, got shape {actions.shape} dtype {actions.dtype}")
+        if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
+            raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
+        self._actions[:] = actions
+        pending = self._agent[:, K.A_NEEDS_RESET] != 0
+        if self.autoreset_mode == NEXT_STEP and pending.any():
+            self._run(K.OP_STEP, ~pending)
+            self._reset_envs(pending)
+            self._agent[pending, K.A_GAME_ENDED] = 0
+        else:
+            self._run(K.OP_STEP, self._all)
+        ended = self._agent[:, K.A_GAME_ENDED] != 0
+        rewards = self._rewards.copy()
+        terminated = self._terminated.copy()
+        truncated = self._truncated.copy()
+        stats = (ended, self._agent[:, K.A_FINAL_RETURN].copy(),
+                 self._agent[:, K.A_FINAL_LENGTH].copy())
+        if self.autoreset_mode == SAME_STEP and ended.any():
+            self._reset_envs(ended)
+        return self._observation(), rewards, terminated, truncated, self._info(stats)
+
+    def _observation(self) -> np.ndarray:
+        return self._obs.reshape(self._obs_shape).copy()
+
+    def _info(self, stats=None) -> dict:
+        st = self._batch.state
+        lives = self._batch.flags()[0]
+        info = {"env_id": np.arange(self.num_envs, dtype=np.int32), "lives": lives,
+                "frame_number": st[:, L.ENV_FRAME_NUMBER].astype(np.int32),
+                "episode_frame_number": st[:, L.ENV_EPISODE_FRAME].astype(np.int32)}
+        if stats is not None:
+            ended, ret, length = stats
+            info["episode_ended"] = ended
+            info["episode_return"] = np.where(ended, ret, 0).astype(np.int32)
+            info["episode_length"] = np.where(ended, length, 0).astype(np.int32)
+        return info
+
+    def get_action_meanings(self) -> list[str]:
+        return [Action(int(a)).name for a in self.action_set]
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return (f"AtariVectorEnv({self.game.rom_id!r}, num_envs={self.num_envs}, "
+                f"obs_type={self.obs_type!r}, autoreset_mode={self.autoreset_mode!r})")

@@ -1,0 +1,71 @@
+"""The agent step's CUDA kernel (cule_py.kernels.agent_step.agent_cuda: the whole console, ALE's
+act, preprocessing) compiles to PTX for sm_90 without a GPU; registers and spills are printed.
+
+Same method as tests/test_cuda_compile.py (device query stubbed, NVVM from numba-cuda). Launch
+types are taken from a real AtariVectorEnv's arrays, so the test follows the host code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import types as pytypes
+
+import numpy as np
+import pytest
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+    pytest.skip("the CUDA simulator cannot compile PTX", allow_module_level=True)
+
+import numba  # noqa: E402
+from numba import cuda  # noqa: E402
+
+from cule_py.kernels import agent_step as K  # noqa: E402
+from cule_py.vector import AtariVectorEnv  # noqa: E402
+
+from test_cuda_compile import CC, _assemble, _nvvm_missing_reason  # noqa: E402
+
+
+def _launch_args(env):
+    b = env._batch
+    xd, xs, xa, yd, ys, ya = env._tables
+    return (0, b.rom_bytes, b.scheme, b.ram, b.state, b.frame_buffers, b.logic, b._params,
+            b._inputs(b.difficulty), b.env_rng, b._threshold(), env._agent, env._noop_mt,
+            env._cfg, env._action_rows, env._actions, env._palette, env._raw, xd, xs, xa, yd, ys,
+            ya, env._scratch, env._obs, env._rewards, env._terminated, env._truncated,
+            env._lives, env._all)
+
+
+@pytest.mark.skipif(os.environ.get("CULE_PY_AGENT_PTX", "0") in ("", "0"),
+                    reason="compiling the whole console for CUDA takes ~3.5 CPU minutes "
+                           "(14 min wall on the loaded 2-core dev box); set CULE_PY_AGENT_PTX=1")
+def test_agent_step_compiles_to_ptx(capsys):
+    reason = _nvvm_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    env = AtariVectorEnv("pong", 1, seed=0)
+    signature = tuple(numba.typeof(np.int64(a)) if isinstance(a, int) else numba.typeof(a)
+                      for a in _launch_args(env))
+    with pytest.MonkeyPatch.context() as mp:
+        if not cuda.is_available():
+            import numba.cuda.dispatcher as cdisp
+
+            mp.setattr(cdisp, "get_current_device",
+                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
+        ptx, _ = cuda.compile_ptx(K.agent_cuda.py_func, signature, cc=CC)
+    assert re.search(r"^\.target sm_90\b", ptx, re.M)
+    body = [line.split("//", 1)[0].strip() for line in ptx.splitlines()]
+    calls = [line for line in body if re.match(r"(@!?%p\d+\s+)?call(\.uni)?\b", line)]
+    b64 = sum(1 for line in body if re.search(r"\.(s64|u64|b64)\b", line))
+    f64 = sum(1 for line in body if re.search(r"\.f64\b", line))
+    stats, tool = _assemble(ptx)
+    with capsys.disabled():
+        print(f"\n  agent_cuda: {stats.get('registers')} registers, "
+              f"{stats.get('spill_st', 0)}/{stats.get('spill_ld', 0)} bytes spill stores/loads, "
+              f"{stats.get('stack', 0)} bytes stack, PTX {len(ptx) // 1024} kB, {len(calls)} "
+              f"calls, {b64} 64-bit / {f64} f64 instructions [{tool}]")
+    if calls:
+        # Measured 2026-12: 169 `call`s remain (NVVM leaves the console's large helpers
+        # un-inlined when the frame loop is reached from several places); the flat-bus kernels
+        # have none. Known gap, reported rather than hidden.
+        pytest.xfail(f"{len(calls)} un-inlined device-function calls in agent_cuda")
