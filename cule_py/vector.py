@@ -15,9 +15,9 @@ counter-based hash of the console's seed: reproducible and batch-size independen
 per-console statistics of each finished game in `info` ("episode_return": unclipped reward,
 "episode_length": agent steps, "episode_ended": which consoles' games the step ended).
 
-The agent step is one kernel call (cule_py/kernels/agent_step.py); the reset of a console still
-runs ALE's reset_game as the host-driven `ConsoleBatch.reset(mask)` sequence, then the kernel's
-fire/noop/observation phases.
+The agent step is one kernel call (cule_py/kernels/agent_step.py); the reset of a console is
+ALE's reset_game (one call of the environment kernel, `ConsoleBatch.reset(mask)`), then the
+agent kernel's fire/noop/observation phases: a few launches, no per-console host loop.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class AtariVectorEnv:
     def _run(self, op, mask) -> None:
         b = self._batch
         xd, xs, xa, yd, ys, ya = self._tables
-        K.agent_cpu(op, b.rom_bytes, b.scheme, b.ram, b.state, b.frame_buffers, b.logic,
+        K.agent_cpu(op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
                     b._params, b._inputs(b.difficulty), b.env_rng, b._threshold(),
                     self._agent, self._noop_mt, self._cfg, self._action_rows, self._actions,
                     self._palette, self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs,
@@ -183,7 +183,7 @@ class AtariVectorEnv:
         self._agent[mask, K.A_STEPS] = 0
 
     def _reset_game(self, mask) -> None:
-        """ALE's reset_game on the consoles in `mask` (host-driven for now)."""
+        """ALE's reset_game on the consoles in `mask` (one environment-kernel launch)."""
         self._batch.reset(mask)
 
     def _reset_envs(self, mask, seeds=None) -> None:
