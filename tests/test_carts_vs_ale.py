@@ -101,7 +101,7 @@ def test_every_ale_scheme_is_covered():
 def test_ale_games(game):
     consoles = ConsoleBatch(game, 2, env_seed=ENV_SEED)
     ales = [ale_for(consoles.rom.path) for _ in range(2)]
-    play(consoles, ales, 600, seed=sum(map(ord, game)), reset_chance=0.004)
+    play(consoles, ales, 500, seed=sum(map(ord, game)), reset_chance=0.004)
 
 
 def _padding_changed(data: bytes) -> bytes:
