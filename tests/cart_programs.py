@@ -339,6 +339,8 @@ def dpc_image() -> bytes:
     src.keep()
     src.emit("STA $1071", "LDA $1001")          # random number generator reset
     src.keep()
+    src.emit("STA $F300", "STA $1E00", "LDA $1002")   # writes to directly mapped ROM: no clock
+    src.keep()
     # Music fetchers off and on again, now and then.
     src.emit(f"LDA ${FRAME:02X}", "AND #$07", "BNE music", "STA $105E", "LDA #$10", "STA $105E",
              "STA $1056", "music:")

@@ -101,23 +101,28 @@ def test_every_ale_scheme_is_covered():
 def test_ale_games(game):
     consoles = ConsoleBatch(game, 2, env_seed=ENV_SEED)
     ales = [ale_for(consoles.rom.path) for _ in range(2)]
-    play(consoles, ales, 600, seed=sum(map(ord, game)), reset_chance=0.004)
+    play(consoles, ales, 500, seed=sum(map(ord, game)), reset_chance=0.004)
 
 
 def _padding_changed(data: bytes) -> bytes:
-    """The image with one byte changed in its longest run of one value (padding, in practice)."""
-    best, best_len, start = 0, 0, 0
-    for i in range(1, len(data) + 1):
-        if i == len(data) or data[i] != data[start]:
-            if i - start > best_len:
-                best, best_len = start, i - start
-            start = i
+    """The image with one byte changed in its longest run of one value (padding, in practice),
+    away from the first 256 bytes of each 4K bank (a Superchip image's uniform RAM shadow, which
+    ALE's auto-detection looks at)."""
+    best, best_len = 0, 0
+    for bank in range(0, len(data), 4096):
+        start = bank + 256
+        for i in range(start + 1, min(bank + 4096, len(data)) + 1):
+            if i == min(bank + 4096, len(data)) or data[i] != data[start]:
+                if i - start > best_len:
+                    best, best_len = start, i - start
+                start = i
     image = bytearray(data)
     image[best + best_len // 2] ^= 0x01
+    assert roms.detect_scheme(bytes(image)) == roms.detect_scheme(data)
     return bytes(image)
 
 
-@pytest.mark.parametrize("game", ["ms_pacman", "jamesbond", "double_dunk"])
+@pytest.mark.parametrize("game", ["ms_pacman", "jamesbond", "klax"])
 def test_ale_game_images_under_river_raid(game, tmp_path):
     image = _padding_changed(roms.load_rom(game).data)
     path = tmp_path / f"{SETTINGS}.bin"

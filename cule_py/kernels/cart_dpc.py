@@ -4,16 +4,20 @@ The image is 8K of program (two 4K banks, F8-style hotspots $1FF8/$1FF9, reset b
 of display data. The chip has eight data fetchers (top, bottom, 11-bit counter, flag), an 8-bit
 random number generator, and a music mode for fetchers 5-7 whose counters run at 15,750 Hz.
 
-Only two regions go through the chip: $1000-$107F (its registers, and the program ROM at
-$1040-$107F for reads) and the hotspot page $1FC0-$1FFF. Every access to those, read or write,
-opcode fetches and the reset-vector reads included, first clocks the random number generator;
-the rest of the program ROM is read directly and clocks nothing.
+Reads go through the chip only in two regions: $1000-$107F (its registers, and the program ROM
+at $1040-$107F) and the hotspot page $1FC0-$1FFF; the rest of the program ROM is read directly.
+Writes all go through the chip (ALE maps no page for direct writes). Every access through the
+chip, opcode fetches and the reset-vector reads included, first clocks the random number
+generator. [ALE] That writes to $1080-$1FBF clock it too was measured against ale-py with our own
+DPC image (tests/cart_programs.py); Pitfall II itself never writes there.
 
 The music clock follows ALE's arithmetic exactly: `clocks = 15750.0 * delta / 1193191.66666667 +
 fraction` in double precision, where delta is the number of CPU cycles since the last music
 update. The fraction is kept in the int32 state row as an integer count of 2^-59: every fraction
 ALE can reach is such a multiple (each nonzero increment is at least 2^-7, so its last bit is
 worth at least 2^-59), and below 1 it needs 59 bits, split 29 + 30 over DPC_FRAC_HI/DPC_FRAC_LO.
+The conversions scale by powers of two only, so they are exact, and stay exact where the CUDA
+compiler contracts them into the addition (it does: one fma for `units * 2^-59 + quotient`).
 """
 
 import numpy as np
@@ -141,8 +145,6 @@ def read(rom, st, env, addr, clk):
 @register_jitable
 def write(st, env, addr, value):
     a = np.int32(addr & 0x0FFF)
-    if a >= 0x0080 and a < 0x0FC0:
-        return
     _clock_random(st, env)
     if a >= 0x0040 and a < 0x0080:
         _write_register(st, env, a, value)

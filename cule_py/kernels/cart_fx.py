@@ -49,7 +49,7 @@ def fill_ram_from_system_rng(ram, st, env, rng, size):
     """`size` bytes of cartridge RAM, one System RNG draw each (its low byte), in address order."""
     position = np.int32(st[env, L.SYSTEM_RNG_POSITION])
     for i in range(size):
-        ram[env, RIOT_RAM + i] = np.int32(rng[position + i]) & 0xFF
+        ram[env, RIOT_RAM + i] = np.int32(rng[position + i] & 0xFF)
     st[env, L.SYSTEM_RNG_POSITION] = np.int32(position + size)
 
 
