@@ -7,8 +7,9 @@ compiled into the CPU frame loop and the CUDA kernel alike. The facts (addresses
 conditions) were settled per game from ALE's behaviour and its RomSettings sources; they are
 recorded here as data and in our own words and code.
 
-Device API (all integer, one console `env` at a time; `ram` is (consoles, 128) uint8 RIOT RAM,
-index = CPU address & 0x7F; `state` is (consoles, LOGIC_FIELDS) int32):
+Device API (all integer, one console `env` at a time; `ram` is (consoles, 128+) uint8: RIOT RAM,
+index = CPU address & 0x7F, then a Superchip cartridge's RAM where there is one; `state` is
+(consoles, LOGIC_FIELDS) int32):
 
     logic_reset(game_id, ram, env, state)           RomSettings::reset(): clear score/flags
     logic_set_mode(game_id, mode, ram, env, state)  what setMode() changes besides SELECT presses
@@ -341,6 +342,7 @@ _code("haunted_house", LR_GATED, reset_lives=9)
 _code("ice_hockey", LR_ZERO)
 _code("journey_escape", LR_ZERO)
 _code("kaboom", LR_DEFAULT)
+_code("klax", LR_DEFAULT)
 _code("miniature_golf", LR_DEFAULT)
 _code("othello", LR_DEFAULT)
 _code("phoenix", LR_GATED, reset_lives=5)
@@ -368,11 +370,8 @@ _code("video_pinball", LR_GATED, reset_lives=3)
 _code("wizard_of_wor", LR_GATED, reset_lives=3)
 _code("word_zapper", LR_DEFAULT)
 
-#: Games whose logic needs more than RIOT RAM, left for later (the host refuses them).
-NOT_IMPLEMENTED = {
-    "klax": "Klax's score, misses and level live in the F6SC cartridge RAM (ALE reads CPU "
-            "addresses 0xF09D, 0xF0B4-0xF0B6, 0xF0E9, 0xF0EE); the logic needs that RAM passed in",
-}
+#: Games without logic yet, each with the reason (the host refuses them). None at present.
+NOT_IMPLEMENTED: dict[str, str] = {}
 
 _unknown = (set(_ROWS) | set(NOT_IMPLEMENTED)) - set(GAME_ID)
 assert not _unknown, f"logic for unknown games {_unknown}"
@@ -441,6 +440,7 @@ HAUNTED_HOUSE = GAME_ID["haunted_house"]
 ICE_HOCKEY = GAME_ID["ice_hockey"]
 JOURNEY_ESCAPE = GAME_ID["journey_escape"]
 KABOOM = GAME_ID["kaboom"]
+KLAX = GAME_ID["klax"]
 MINIATURE_GOLF = GAME_ID["miniature_golf"]
 OTHELLO = GAME_ID["othello"]
 PHOENIX = GAME_ID["phoenix"]
@@ -478,6 +478,13 @@ assert all(GAME_NAMES[globals()[n.upper()]] == n
 def _b(ram, env, addr):
     """The RAM byte at CPU address `addr` (0x80-0xFF), 0..255."""
     return np.int32(ram[env, addr & 0x7F])
+
+
+@register_jitable
+def _cart(ram, env, addr):
+    """A Superchip cartridge RAM byte through its read port (CPU address 0xF080-0xF0FF, as
+    ALE peeks it): column 128 + index of the console's `ram` row, after the RIOT's bytes."""
+    return np.int32(ram[env, 128 + (addr & 0x7F)])
 
 
 @register_jitable
@@ -916,6 +923,25 @@ def _step_coded(gid, ram, env, state):
         _diff(state, env, s)
         state[env, TERMINAL] = 1 if (_b(ram, env, 0xA1) == 0 or s == 999999) else 0
 
+    elif gid == KLAX:
+        # Score, misses, the misses allowed and the level live in the F6SC cartridge RAM. The
+        # game is over at the last miss allowed, when all 25 bin cells (RIOT 0xB3-0xCB, while
+        # 0xA8 == 4: the game is on) hold tiles (the grey fillers 2, 6, 10, 14 of the end-of-
+        # level bonus do not count), or at level 0x99.
+        lo, mid, hi = _cart(ram, env, 0xF0B4), _cart(ram, env, 0xF0B5), _cart(ram, env, 0xF0B6)
+        s = np.int32(10 * (lo >> 4) + (lo & 0xF) + 100 * (10 * (mid >> 4) + (mid & 0xF))
+                     + 10000 * (10 * (hi >> 4) + (hi & 0xF)))
+        _diff(state, env, s)
+        misses, allowed = _cart(ram, env, 0xF0EE), _cart(ram, env, 0xF0E9)
+        tiles = 0
+        for i in range(25):
+            t = _b(ram, env, 0xB3 + i)
+            if t != 0 and t != 2 and t != 6 and t != 10 and t != 14:
+                tiles += 1
+        full = _b(ram, env, 0xA8) == 4 and tiles == 25
+        over = (allowed > 0 and misses == allowed) or full or _cart(ram, env, 0xF09D) == 0x99
+        state[env, TERMINAL] = 1 if over else 0
+
     elif gid == MINIATURE_GOLF:
         # 0x87/0x88 show (left, right): (hole, par) between holes, (strokes % 100, 0) while
         # playing; 0xAF is the hole. Finishing a hole rewards par - strokes; hole 0 is the end.
@@ -1317,14 +1343,18 @@ def _replay_entry(game_id, mode, reset_steps, ram, state, event):
 
 @njit(cache=CACHE_ENABLED)
 def replay_trace_cpu(game_id, mode, reset_steps, rams, events, rewards, lives_out, terminal_out):
-    """Feed a trace of RAM snapshots (one per frame ALE emulated, (frames, 128) uint8) through
+    """Feed a trace of RAM snapshots (one per frame ALE emulated, (frames, 128) uint8, or
+    (frames, 256) with a Superchip cartridge's RAM after the RIOT's) through
     the logic of one console. events[i] is TRACE_STEP (frame i followed an act) or TRACE_RESET
     (the RAM after reset_game(), which made `reset_steps` step() calls after its reset()).
     Writes the reward, lives() and terminal flag after each entry."""
-    ram = np.zeros((1, 128), dtype=np.uint8)
+    # Room for a Superchip's RAM after the RIOT's (klax's logic reads it): a trace without it
+    # (128 columns) leaves those bytes 0.
+    width = rams.shape[1]
+    ram = np.zeros((1, max(width, 256)), dtype=np.uint8)
     state = np.zeros((1, LOGIC_FIELDS), dtype=np.int32)
     for i in range(rams.shape[0]):
-        ram[0, :] = rams[i, :]
+        ram[0, :width] = rams[i, :]
         rewards[i], lives_out[i], terminal_out[i] = _replay_entry(
             game_id, mode, reset_steps, ram, state, events[i])
 
