@@ -170,7 +170,9 @@ def compare(game, trace, rewards, lives, terminal):
 
 
 IMPLEMENTED = sorted(gl.IMPLEMENTED)
-ORDER = [g for g in FIRST] + [g for g in IMPLEMENTED if g not in FIRST]
+# Klax's logic reads its Superchip RAM, which a RIOT-RAM trace does not hold:
+# tests/test_modes_vs_ale.py::test_klax_logic_equals_ale checks it against ale-py instead.
+ORDER = [g for g in FIRST] + [g for g in IMPLEMENTED if g not in FIRST and g != "klax"]
 
 
 @pytest.fixture(scope="module")
