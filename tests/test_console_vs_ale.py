@@ -18,7 +18,6 @@ ale_py = pytest.importorskip("ale_py")
 
 from cule_py import games, modes  # noqa: E402
 from cule_py.console import ConsoleBatch  # noqa: E402
-from cule_py.kernels import cart  # noqa: E402
 
 # (game, mode, difficulty); None is the game's default. AtariEmulator's test
 # (tests/test_emulator_vs_ale.py) covers the default modes of many more games, with rewards.
