@@ -537,30 +537,39 @@ def _compare(v, op, value):
 # Table games.
 
 @register_jitable
+def _cfg(gid, column):
+    """_TABLE[gid, column]. Every read of the table goes through here, with an int32 `gid` and
+    an int64 `column` (callers pass `g = np.int32(gid)`), so the CUDA build holds one copy of the
+    table in constant memory, not one per function and argument type (numba-cuda copies a global
+    array into every compiled function that reads it; five copies overflowed the 64 KB bank)."""
+    return np.int32(_TABLE[gid, column])
+
+
+@register_jitable
 def _step_table(gid, ram, env, state):
-    t = _TABLE
-    new_score = _dec(ram, env, t[gid, C_SCORE_LO], t[gid, C_SCORE_MID], t[gid, C_SCORE_HI]) \
-        * np.int32(t[gid, C_SCORE_MUL])
+    g = np.int32(gid)
+    new_score = _dec(ram, env, _cfg(g, C_SCORE_LO), _cfg(g, C_SCORE_MID), _cfg(g, C_SCORE_HI)) \
+        * np.int32(_cfg(g, C_SCORE_MUL))
     reward = new_score - np.int32(state[env, SCORE])
-    reward = max(reward, np.int32(t[gid, C_REWARD_MIN]))
-    reward = min(reward, np.int32(t[gid, C_REWARD_MAX]))
+    reward = max(reward, np.int32(_cfg(g, C_REWARD_MIN)))
+    reward = min(reward, np.int32(_cfg(g, C_REWARD_MAX)))
     state[env, REWARD] = reward
     state[env, SCORE] = new_score
-    addr = np.int32(t[gid, C_LIVES_ADDR])
+    addr = np.int32(_cfg(g, C_LIVES_ADDR))
     if addr >= 0:
-        state[env, LIVES] = ((np.int32(ram[env, addr]) >> t[gid, C_LIVES_SHIFT])
-                             & t[gid, C_LIVES_MASK]) + t[gid, C_LIVES_ADD]
-    any_mode = t[gid, C_TERM_ANY] != 0
+        state[env, LIVES] = ((np.int32(ram[env, addr]) >> _cfg(g, C_LIVES_SHIFT))
+                             & _cfg(g, C_LIVES_MASK)) + _cfg(g, C_LIVES_ADD)
+    any_mode = _cfg(g, C_TERM_ANY) != 0
     terminal = not any_mode
-    for i in range(t[gid, C_TERM_COUNT]):
+    for i in range(_cfg(g, C_TERM_COUNT)):
         base = C_COND + COND_COLUMNS * i
-        src = np.int32(t[gid, base])
+        src = np.int32(_cfg(g, base))
         if src == SRC_SCORE:
             v = new_score
         else:
             v = np.int32(ram[env, src])
-        v = (v >> t[gid, base + 1]) & t[gid, base + 2]
-        hit = _compare(v, t[gid, base + 3], np.int32(t[gid, base + 4]))
+        v = (v >> _cfg(g, base + 1)) & _cfg(g, base + 2)
+        hit = _compare(v, _cfg(g, base + 3), np.int32(_cfg(g, base + 4)))
         if any_mode:
             terminal = terminal or hit
         else:
@@ -1235,7 +1244,8 @@ def _step_coded(gid, ram, env, state):
 def logic_step(game_id, ram, env, state):
     """One frame of the game's RomSettings::step; returns the frame's reward."""
     gid = game_id
-    kind = _TABLE[gid, C_KIND]
+    g = np.int32(gid)
+    kind = _cfg(g, C_KIND)
     if kind == KIND_TABLE:
         _step_table(gid, ram, env, state)
     elif kind == KIND_CODE:
@@ -1252,11 +1262,12 @@ def logic_reset(game_id, ram, env, state):
     history, Video Checkers' mode flag).
     """
     gid = game_id
+    g = np.int32(gid)
     state[env, REWARD] = 0
     state[env, TERMINAL] = 0
-    state[env, SCORE] = _TABLE[gid, C_RESET_SCORE]
-    if _TABLE[gid, C_RESET_LIVES] != KEEP:
-        state[env, LIVES] = _TABLE[gid, C_RESET_LIVES]
+    state[env, SCORE] = _cfg(g, C_RESET_SCORE)
+    if _cfg(g, C_RESET_LIVES) != KEEP:
+        state[env, LIVES] = _cfg(g, C_RESET_LIVES)
     if gid == VIDEO_CUBE:
         state[env, CUBE_FACES] = 0
     elif gid == VIDEO_CHECKERS:
@@ -1305,7 +1316,8 @@ def is_terminal(env, state):
 @register_jitable
 def lives(game_id, env, state):
     """RomSettings::lives()."""
-    rule = _TABLE[game_id, C_LIVES_RULE]
+    g = np.int32(game_id)
+    rule = _cfg(g, C_LIVES_RULE)
     terminal = state[env, TERMINAL] != 0
     if rule == LR_GATED:
         return np.int32(0) if terminal else np.int32(state[env, LIVES])
