@@ -45,16 +45,34 @@ def riot_io_write(st, env, addr, value, clk):
         riot.timer_write(st, env, addr, value, clk)
 
 
+# The CPU's bus. ROM and RAM, the accesses of nearly every instruction, are decoded inline at each
+# of the core's access sites; the TIA and the RIOT ports/timer sit behind one out-of-line call each
+# way (`device_read` / `device_write`), so the big TIA code exists once in the machine code.
+# (CPU target: the entry points force inlining, these two opt out; see _INLINE below.)
+
+@register_jitable(forceinline=False)
+def device_read(st, fb, env, addr, clk, data_bus):
+    if addr & 0x80:
+        return riot_io_read(st, env, addr, clk)
+    return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
+
+
+@register_jitable(forceinline=False)
+def device_write(st, fb, env, addr, value, clk):
+    if addr & 0x80:
+        riot_io_write(st, env, addr, value, clk)
+        return clk
+    return tia.write(st, fb, env, addr, value, clk, True)
+
+
 @register_jitable
 def console_read(bus, addr, clk, data_bus):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
         return cart_read(rom, scheme, st, env, addr)
-    if addr & 0x80:
-        if addr & 0x200:
-            return riot_io_read(st, env, addr, clk)
+    if (addr & 0x280) == 0x80:
         return np.int32(ram[env, addr & 0x7F])
-    return tia.read(st, fb, env, addr, clk, data_bus)
+    return device_read(st, fb, env, np.int32(addr), np.int64(clk), np.int32(data_bus))
 
 
 @register_jitable
@@ -62,13 +80,10 @@ def console_write(bus, addr, value, clk):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
         cart_write(rom, scheme, st, env, addr, value)
-    elif addr & 0x80:
-        if addr & 0x200:
-            riot_io_write(st, env, addr, value, clk)
-        else:
-            ram[env, addr & 0x7F] = value
+    elif (addr & 0x280) == 0x80:
+        ram[env, addr & 0x7F] = value
     else:
-        clk = tia.write(st, fb, env, addr, value, clk, True)
+        clk = device_write(st, fb, env, np.int32(addr), np.int32(value), np.int64(clk))
     return clk
 
 
@@ -137,14 +152,14 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     st[env, L.CPU_PC] = lo | (hi << 8)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def reset_consoles(rom, scheme, ram, st, fb, rng, mask):
     for env in prange(st.shape[0]):
         if mask[env]:
             system_reset(rom, scheme, ram, st, fb, rng, env)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def run_frames(rom, scheme, ram, st, fb, frames, mask):
     for env in prange(st.shape[0]):
         if mask[env]:
