@@ -10,7 +10,7 @@ the frame or grey out the partial one (spec 1.6).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import cuda, njit, prange
 from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
@@ -152,6 +152,11 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     st[env, L.CPU_PC] = lo | (hi << 8)
 
 
+# CPU entry points. prange even for one console (parallel lowering lets LLVM assume no aliasing).
+# `_nrt=False`: nothing here allocates, and without the runtime numba emits no reference counting
+# (two atomic operations per array per call otherwise). `forceinline=True` is inherited by every
+# helper that does not set it: the CPU core and the ROM/RAM bus inline into one loop; only
+# `device_read`/`device_write` (and what they call) stay out of line. CUDA ignores both.
 @njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def reset_consoles(rom, scheme, ram, st, fb, rng, mask):
     for env in prange(st.shape[0]):
@@ -165,3 +170,22 @@ def run_frames(rom, scheme, ram, st, fb, frames, mask):
         if mask[env]:
             for _ in range(frames):
                 run_frame(rom, scheme, ram, st, fb, env)
+
+
+# CUDA entry points: one console per thread, the same register_jitable code. The state arrays may
+# be passed in any layout; the GPU backend allocates them field-major ((fields, consoles) and
+# (128, consoles) in memory) and passes the transposed views, so that a warp's accesses to one
+# field of `st` or one RAM byte coalesce (DESIGN.md, "State").
+@cuda.jit
+def reset_consoles_cuda(rom, scheme, ram, st, fb, rng, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        system_reset(rom, scheme, ram, st, fb, rng, env)
+
+
+@cuda.jit
+def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        for _ in range(frames):
+            run_frame(rom, scheme, ram, st, fb, env)

@@ -202,14 +202,16 @@ def _object_tables():
                 missiles[mode * 4 + size, k] = 1 if missile_on(mode, size, d) else 0
         for size in range(4):
             balls[size, k] = 1 if d < (1 << size) else 0
-    return players.ravel(), missiles.ravel(), balls.ravel()
+    # uint8 keeps the tables small: CUDA puts module-level arrays in 64 KiB of constant memory.
+    return (players.astype(np.uint8).ravel(), missiles.astype(np.uint8).ravel(),
+            balls.astype(np.uint8).ravel())
 
 
 PLAYER_MASKS, MISSILE_MASKS, BALL_MASKS = _object_tables()
 MISSILE_NONE = 32 * MASK_SPAN
 BALL_NONE = 4 * MASK_SPAN
 # The PF register bit shown at pixel x: [reflect * 160 + x].
-PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.int32).ravel()
+PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
 
 
 def _colour_shifts():
@@ -241,7 +243,7 @@ def _colour_shifts():
                 else:
                     c = 0
                 table[prio_mode, on, right] = 8 * c
-    return table.ravel()
+    return table.astype(np.uint8).ravel()
 
 
 COLOUR_SHIFTS = _colour_shifts()
@@ -283,9 +285,9 @@ def draw_pixels(st, fb, env, row, x0, n):
         left = colup0 if score else colupf
         right = colup1 if score else colupf
         for x in range(x0, min(x1, 80)):
-            fb[env, buf, row, x] = left if (pf >> PF_SHIFTS[pf_base + x]) & 1 else colubk
+            fb[env, buf, row, x] = left if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
         for x in range(max(x0, 80), x1):
-            fb[env, buf, row, x] = right if (pf >> PF_SHIFTS[pf_base + x]) & 1 else colubk
+            fb[env, buf, row, x] = right if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
         return
     # The general case: each object's mask row, positioned so that pixel x reads entry base + x.
     p0_base = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
@@ -317,15 +319,15 @@ def draw_pixels(st, fb, env, row, x0, n):
                | (np.int64(st[env, L.TIA_COLUP0]) << 16) | (np.int64(st[env, L.TIA_COLUP1]) << 24))
     collision = np.int32(st[env, L.TIA_COLLISION])
     for x in range(x0, x1):
-        on = np.int32(((pf >> PF_SHIFTS[pf_base + x]) & 1) << 5
-                      | (((PLAYER_MASKS[p0_base + x] & grp0) + 0xFF) >> 8)
-                      | ((((PLAYER_MASKS[p1_base + x] & grp1) + 0xFF) >> 8) << 1)
-                      | (MISSILE_MASKS[m0_base + x] << 2)
-                      | (MISSILE_MASKS[m1_base + x] << 3)
-                      | (BALL_MASKS[bl_base + x] << 4))
+        on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
+                      | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
+                      | ((((np.int32(PLAYER_MASKS[p1_base + x]) & grp1) + 0xFF) >> 8) << 1)
+                      | (np.int32(MISSILE_MASKS[m0_base + x]) << 2)
+                      | (np.int32(MISSILE_MASKS[m1_base + x]) << 3)
+                      | (np.int32(BALL_MASKS[bl_base + x]) << 4))
         collision = np.int32(collision | COLLISIONS[on])
-        shift = COLOUR_SHIFTS[sel_base + on * 2 + (1 if x >= 80 else 0)]
-        if shift < 0:
+        shift = np.int32(COLOUR_SHIFTS[sel_base + on * 2 + (1 if x >= 80 else 0)])
+        if shift > 24:
             # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from vectorizing
             # this loop with gathers, which are slower than scalar loads for these short spans.
             break
