@@ -145,3 +145,58 @@ def test_simulated_cuda_matches_cpu(model, simulator_results):
     np.testing.assert_array_equal(sim[f"{model}_halted"], halted)
     differ = np.nonzero((sim[f"{model}_memory"] != memory).any(axis=1))[0]
     assert differ.size == 0, f"memory differs on machines {differ.tolist()}"
+
+
+# ---- the console kernel -----------------------------------------------------------------------
+# A 4K game from ale-py's ROMs, two consoles that the CPU backend brought through loadROM and a few
+# frames of different actions; then CONSOLE_FRAMES frames under the simulated CUDA kernel (state
+# and RAM passed field-major, as the GPU backend allocates them) against the same frames on the CPU.
+CONSOLE_GAME = "space_invaders"
+CONSOLE_FRAMES = 3
+
+CONSOLE_CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from numba import cuda
+    from cule_py.kernels import console as K
+
+    assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    d = dict(np.load(sys.argv[1]))
+    st = np.ascontiguousarray(d["st"].T).T                 # field-major memory, [env, field] view
+    ram = np.ascontiguousarray(d["ram"].T).T
+    fb = d["fb"].copy()
+    n = st.shape[0]
+    start = time.perf_counter()
+    K.run_frames_cuda[1, 32](d["rom"], int(d["scheme"]), ram, st, fb, int(d["frames"]),
+                             np.ones(n, np.bool_))
+    print(f"simulated {int(d['frames'])} frames x {n} consoles in {time.perf_counter() - start:.1f} s")
+    np.savez(sys.argv[2], st=np.ascontiguousarray(st), ram=np.ascontiguousarray(ram), fb=fb)
+""")
+
+
+def test_simulated_console_kernel_matches_cpu(tmp_path):
+    from cule_py.console import ConsoleBatch
+    from cule_py.kernels import console as K
+
+    consoles = ConsoleBatch(CONSOLE_GAME, 2)
+    actions = [int(a) for a in consoles.game.minimal_actions]
+    for frame in range(6):
+        consoles.act(np.array([actions[frame % len(actions)], actions[-1 - frame % len(actions)]]))
+    rom, scheme = consoles.rom_bytes, consoles.scheme
+    ram, st, fb = consoles.ram.copy(), consoles.state.copy(), consoles.frame_buffers.copy()
+    np.savez(tmp_path / "in.npz", rom=rom, scheme=scheme, ram=ram, st=st, fb=fb,
+             frames=CONSOLE_FRAMES)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", CONSOLE_CHILD, str(tmp_path / "in.npz"),
+                           str(tmp_path / "out.npz")], env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
+    print(proc.stdout.strip())
+    sim = dict(np.load(tmp_path / "out.npz"))
+    K.run_frames(rom, scheme, ram, st, fb, CONSOLE_FRAMES, np.ones(2, np.bool_))
+    assert not np.array_equal(ram[0], ram[1])           # the two consoles differ: a real batch
+    np.testing.assert_array_equal(sim["st"], st)
+    np.testing.assert_array_equal(sim["ram"], ram)
+    np.testing.assert_array_equal(sim["fb"], fb)

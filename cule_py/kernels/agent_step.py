@@ -322,7 +322,7 @@ def agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
         lives[env] = agent[env, A_LIVES]
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def agent_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, noop_mt,
               cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
               rewards, terminated, truncated, lives, mask):

@@ -65,12 +65,22 @@ def power_on(state, mask, scheme: int) -> None:
         cart_dpc.power_on(state, mask)
 
 
+# Compile size: the CPU core inlines the bus at every memory access of every opcode, so only the
+# 2K/4K read is inline; the bank-switching schemes sit behind one out-of-line function each way
+# (`banked_read`, `cart_write`), always called with the same argument types. Inlining the whole
+# dispatcher made the console's cold compile about 5x longer.
+
 @register_jitable
 def cart_read(rom, scheme, ram, st, env, addr, clk):
     if scheme <= SCHEME_4K:
         if scheme == SCHEME_2K:
             return np.int32(rom[addr & 0x07FF])
         return np.int32(rom[addr & 0x0FFF])
+    return banked_read(rom, scheme, ram, st, env, np.int32(addr), np.int64(clk))
+
+
+@register_jitable(forceinline=False)
+def banked_read(rom, scheme, ram, st, env, addr, clk):
     if scheme <= SCHEME_FASC:
         if scheme == SCHEME_F8:
             return cart_fx.read(rom, ram, st, env, addr, 0x0FF8, 2, 0)
@@ -101,8 +111,12 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 @register_jitable
 def cart_write(rom, scheme, ram, st, env, addr, value, clk):
     """A CPU write at A12 = 1: 2K, 4K, FE, 3F and UA carts ignore it."""
-    if scheme <= SCHEME_4K:
-        return
+    if scheme > SCHEME_4K:
+        banked_write(rom, scheme, ram, st, env, np.int32(addr), np.int32(value), np.int64(clk))
+
+
+@register_jitable(forceinline=False)
+def banked_write(rom, scheme, ram, st, env, addr, value, clk):
     if scheme <= SCHEME_FASC:
         if scheme == SCHEME_F8:
             cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 0, True)
@@ -132,9 +146,15 @@ def cart_tia_read(rom, scheme, st, env, addr):
     answers. UA switches banks on $0220/$0240 (the TIA still answers); ALE hands 3F's page
     $00-$3F (13-bit) to the cartridge, reads included, which answers with ROM."""
     if scheme >= SCHEME_3F:
-        if scheme == SCHEME_3F:
-            return cart_3f.tia_read(rom, st, env, addr)
-        cart_ua.tia_access(st, env, addr)
+        return tia_space_read(rom, scheme, st, env, np.int32(addr))
+    return np.int32(-1)
+
+
+@register_jitable(forceinline=False)
+def tia_space_read(rom, scheme, st, env, addr):
+    if scheme == SCHEME_3F:
+        return cart_3f.tia_read(rom, st, env, addr)
+    cart_ua.tia_access(st, env, addr)
     return np.int32(-1)
 
 
@@ -143,10 +163,15 @@ def cart_tia_write(rom, scheme, st, env, addr, value):
     """A CPU write in the TIA's space, before the TIA takes it: 3F switches banks on $00-$3F,
     UA on $0220/$0240."""
     if scheme >= SCHEME_3F:
-        if scheme == SCHEME_3F:
-            cart_3f.tia_write(rom, st, env, addr, value)
-        else:
-            cart_ua.tia_access(st, env, addr)
+        tia_space_write(rom, scheme, st, env, np.int32(addr), np.int32(value))
+
+
+@register_jitable(forceinline=False)
+def tia_space_write(rom, scheme, st, env, addr, value):
+    if scheme == SCHEME_3F:
+        cart_3f.tia_write(rom, st, env, addr, value)
+    else:
+        cart_ua.tia_access(st, env, addr)
 
 
 @register_jitable

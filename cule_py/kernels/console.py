@@ -10,7 +10,7 @@ the frame or grey out the partial one (spec 1.6).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import cuda, njit, prange
 from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
@@ -46,19 +46,38 @@ def riot_io_write(st, env, addr, value, clk):
         riot.timer_write(st, env, addr, value, clk)
 
 
+# The CPU's bus. ROM and RAM, the accesses of nearly every instruction, are decoded inline at each
+# of the core's access sites; the TIA and the RIOT ports/timer sit behind one out-of-line call each
+# way (`device_read` / `device_write`), so the big TIA code exists once in the machine code.
+# (CPU target: the entry points force inlining, these two opt out; see _INLINE below.)
+
+@register_jitable(forceinline=False)
+def device_read(st, fb, env, addr, clk, data_bus):
+    if addr & 0x80:
+        return riot_io_read(st, env, addr, clk)
+    return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
+
+
+@register_jitable(forceinline=False)
+def device_write(st, fb, env, addr, value, clk):
+    if addr & 0x80:
+        riot_io_write(st, env, addr, value, clk)
+        return clk
+    return tia.write(st, fb, env, addr, value, clk, True)
+
+
 @register_jitable
 def console_read(bus, addr, clk, data_bus):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
         return cart_read(rom, scheme, ram, st, env, addr, clk)
-    if addr & 0x80:
-        if addr & 0x200:
-            return riot_io_read(st, env, addr, clk)
+    if (addr & 0x280) == 0x80:
         return np.int32(ram[env, addr & 0x7F])
-    value = cart_tia_read(rom, scheme, st, env, addr)
-    if value >= 0:
-        return value
-    return tia.read(st, fb, env, addr, clk, data_bus)
+    if (addr & 0x80) == 0:
+        value = cart_tia_read(rom, scheme, st, env, addr)     # 3F: the cartridge answers
+        if value >= 0:
+            return value
+    return device_read(st, fb, env, np.int32(addr), np.int64(clk), np.int32(data_bus))
 
 
 @register_jitable
@@ -66,21 +85,19 @@ def console_write(bus, addr, value, clk):
     rom, scheme, ram, st, fb, env = bus
     if addr & 0x1000:
         cart_write(rom, scheme, ram, st, env, addr, value, clk)
-    elif addr & 0x80:
-        if addr & 0x200:
-            riot_io_write(st, env, addr, value, clk)
-        else:
-            ram[env, addr & 0x7F] = value
+    elif (addr & 0x280) == 0x80:
+        ram[env, addr & 0x7F] = value
     else:
-        cart_tia_write(rom, scheme, st, env, addr, value)
-        clk = tia.write(st, fb, env, addr, value, clk, True)
+        if (addr & 0x80) == 0:
+            cart_tia_write(rom, scheme, st, env, addr, value)
+        clk = device_write(st, fb, env, np.int32(addr), np.int32(value), np.int64(clk))
     return clk
 
 
 cpu_step = make_cpu(console_read, console_write, ALE)
 
 
-@register_jitable
+@register_jitable(forceinline=True)    # the core and bus inline into it, whoever calls it
 def run_frame(rom, scheme, ram, st, fb, env):
     """One ALE frame for console `env`."""
     clk = np.int32(st[env, L.CYCLES])
@@ -143,16 +160,40 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     st[env, L.CPU_PC] = lo | (hi << 8)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+# CPU entry points. prange even for one console (parallel lowering lets LLVM assume no aliasing).
+# `_nrt=False`: nothing here allocates, and without the runtime numba emits no reference counting
+# (two atomic operations per array per call otherwise). `forceinline=True` is inherited by every
+# helper that does not set it: the CPU core and the ROM/RAM bus inline into one loop; only
+# `device_read`/`device_write` (and what they call) stay out of line. CUDA ignores both.
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def reset_consoles(rom, scheme, ram, st, fb, rng, mask):
     for env in prange(st.shape[0]):
         if mask[env]:
             system_reset(rom, scheme, ram, st, fb, rng, env)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def run_frames(rom, scheme, ram, st, fb, frames, mask):
     for env in prange(st.shape[0]):
         if mask[env]:
             for _ in range(frames):
                 run_frame(rom, scheme, ram, st, fb, env)
+
+
+# CUDA entry points: one console per thread, the same register_jitable code. The state arrays may
+# be passed in any layout; the GPU backend allocates them field-major ((fields, consoles) and
+# (128, consoles) in memory) and passes the transposed views, so that a warp's accesses to one
+# field of `st` or one RAM byte coalesce (DESIGN.md, "State").
+@cuda.jit
+def reset_consoles_cuda(rom, scheme, ram, st, fb, rng, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        system_reset(rom, scheme, ram, st, fb, rng, env)
+
+
+@cuda.jit
+def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        for _ in range(frames):
+            run_frame(rom, scheme, ram, st, fb, env)

@@ -110,12 +110,21 @@ def step_logic(ram, logic, params, env):
     return logic_.logic_step(params[P_GAME_ID], ram, env, logic)
 
 
-@register_jitable
-def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
-    """emulate(action, NOOP, frames): returns the reward of the last frame."""
+# Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline
+# into itself) is inlined at exactly one site, `run_console_frames`, which is kept out of line
+# (forceinline=False) and always called with the same argument types, so it exists once in the
+# machine code however many operations use it. Inlining it everywhere (the entry's
+# forceinline=True) made ~15 copies of the console and minutes of compile.
+
+@register_jitable(forceinline=False)
+def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
+                       plain):
+    """`frames` frames. plain == 0: ALE's emulate(row): the action on the input pins (the
+    paddle turned each frame), RomSettings::step after each frame; returns the last frame's
+    reward. plain == 1: the inputs as they are, no step (PAL detection, a Select press)."""
     reward = np.int32(0)
-    paddles = params[P_PADDLES] != 0
-    if not paddles:
+    paddles = params[P_PADDLES] != 0 and plain == 0
+    if not paddles and plain == 0:
         apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
     for _ in range(frames):
         if paddles:
@@ -126,8 +135,23 @@ def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
             st[env, L.ENV_PADDLE0] = resistance
             apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
         run_frame(rom, scheme, ram, st, fb, env)
-        reward = step_logic(ram, logic, params, env)
+        if plain == 0:
+            reward = step_logic(ram, logic, params, env)
     return reward
+
+
+@register_jitable
+def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
+    """emulate(action, NOOP, frames): returns the reward of the last frame."""
+    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env,
+                              np.int32(row), np.int32(frames), np.int32(0))
+
+
+@register_jitable
+def frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
+    """Frames with the inputs as they are and no RomSettings::step (PAL detection, Select)."""
+    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(0),
+                       np.int32(frames), np.int32(1))
 
 
 @register_jitable
@@ -149,7 +173,7 @@ def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row
     if game_over(logic, st, params, env, True):
         return np.int32(0)
     reward = emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,
-                     np.int32(st[env, L.ENV_STICKY_ACTION]), 1)
+                     np.int32(st[env, L.ENV_STICKY_ACTION]), np.int32(1))
     st[env, L.ENV_FRAME_NUMBER] += 1
     st[env, L.ENV_EPISODE_FRAME] += 1
     return reward
@@ -160,9 +184,9 @@ def press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
     """pressSelect(frames): Select held `frames` frames (no step, paddles not turned), then one
     NOOP frame through emulate; the frame counters count the press once."""
     apply_inputs(st, env, inputs, SWITCHES_SELECT, ROW_NOOP, params)
-    for _ in range(frames):
-        run_frame(rom, scheme, ram, st, fb, env)
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_NOOP, 1)
+    frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
+            np.int32(1))
     st[env, L.ENV_FRAME_NUMBER] += 1
     st[env, L.ENV_EPISODE_FRAME] += 1
 
@@ -170,7 +194,8 @@ def press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
 @register_jitable
 def soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env):
     """softReset: the console's Reset switch held 4 frames; the sticky action becomes NOOP."""
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_RESET, SOFT_RESET_FRAMES)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_RESET),
+            np.int32(SOFT_RESET_FRAMES))
     st[env, L.ENV_STICKY_ACTION] = ROW_NOOP
 
 
@@ -279,7 +304,8 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
         st[env, L.ENV_PADDLE0] = centre
         st[env, L.ENV_PADDLE1] = centre
     system_reset(rom, scheme, ram, st, fb, rng, env)
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, ROW_NOOP, RESET_NOOP_FRAMES)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
+            np.int32(RESET_NOOP_FRAMES))
     soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
     if params[P_GAME_ID] >= 0:
         logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
@@ -289,7 +315,8 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
         logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
     soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
     for i in range(starting.shape[0]):
-        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, starting[i], 1)
+        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(starting[i]),
+                np.int32(1))
 
 
 @register_jitable
@@ -301,10 +328,10 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
     elif op == OP_SYSTEM_RESET:
         system_reset(rom, scheme, ram, st, fb, rng, env)
     elif op == OP_EMULATE:
-        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, rows[env], frames)
+        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(rows[env]),
+                np.int32(frames))
     elif op == OP_FRAMES:
-        for _ in range(frames):
-            run_frame(rom, scheme, ram, st, fb, env)
+        frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
     elif op == OP_PRESS_SELECT:
         press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
     elif op == OP_ACT:
@@ -321,7 +348,7 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select, shown,
           starting, rows, frames, rewards, mask):
     """Run operation `op` on every console where `mask` is true (see OP_*)."""

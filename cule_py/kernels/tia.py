@@ -81,7 +81,7 @@ def _motion_table():
     return table
 
 
-MOTION = _motion_table()
+MOTION = _motion_table().astype(np.int8)     # -15..8; int8 keeps the CUDA constant small
 
 # Copy starts of a NUSIZ mode as a bit set: bit k means a copy at offset 16*k (k = 0, 1, 2, 4).
 COPY_SETS = np.array([0b1, 0b11, 0b101, 0b111, 0b10001, 0b1, 0b10101, 0b1], np.int32)
@@ -181,94 +181,157 @@ def enabled_objects(st, env):
     return on
 
 
+# ---- precomputed object masks (module-level numpy arrays are constants in compiled code) --------
+#
+# Each table row covers 320 entries for the distance (x - pos) + 160, so a pixel's entry is
+# `row_base + 160 - pos + x` with pos, x in 0..159: no modulo in the pixel loop. The last row of the
+# missile and ball tables is all zero, for a disabled object.
+MASK_SPAN = 320
+
+
+def _object_tables():
+    players = np.zeros((16, MASK_SPAN), np.int32)            # row mode*2 + suppress: GRP bit
+    missiles = np.zeros((33, MASK_SPAN), np.int32)           # row mode*4 + size: 0/1; 32: none
+    balls = np.zeros((5, MASK_SPAN), np.int32)               # row size: 0/1; 4: none
+    for k in range(MASK_SPAN):
+        d = k % 160
+        for mode in range(8):
+            for suppress in range(2):
+                players[mode * 2 + suppress, k] = player_bit(mode, suppress, d)
+            for size in range(4):
+                missiles[mode * 4 + size, k] = 1 if missile_on(mode, size, d) else 0
+        for size in range(4):
+            balls[size, k] = 1 if d < (1 << size) else 0
+    # uint8 keeps the tables small: CUDA puts module-level arrays in 64 KiB of constant memory.
+    return (players.astype(np.uint8).ravel(), missiles.astype(np.uint8).ravel(),
+            balls.astype(np.uint8).ravel())
+
+
+PLAYER_MASKS, MISSILE_MASKS, BALL_MASKS = _object_tables()
+MISSILE_NONE = 32 * MASK_SPAN
+BALL_NONE = 4 * MASK_SPAN
+# The PF register bit shown at pixel x: [reflect * 160 + x].
+PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
+
+
+def _colour_shifts():
+    """Priority encoder: [prio_mode * 128 + on * 2 + (x >= 80)] -> 8 * colour register index,
+    0 COLUBK, 1 COLUPF, 2 COLUP0, 3 COLUP1; prio_mode 0 plain, 1 score, 2 priority (score
+    ignored: the general path; the PF-only special case is drawn separately)."""
+    table = np.zeros((3, 64, 2), np.int32)
+    for prio_mode in range(3):
+        score = prio_mode == 1
+        for on in range(64):
+            for right in range(2):
+                if prio_mode == 2:
+                    if on & (PF | BL):
+                        c = 1
+                    elif on & (P0 | M0):
+                        c = 2
+                    elif on & (P1 | M1):
+                        c = 3
+                    else:
+                        c = 0
+                elif on & (P0 | M0):
+                    c = 2
+                elif on & (P1 | M1):
+                    c = 2 if (score and (on & PF) and not right) else 3
+                elif on & PF:
+                    c = (3 if right else 2) if score else 1
+                elif on & BL:
+                    c = 1
+                else:
+                    c = 0
+                table[prio_mode, on, right] = 8 * c
+    return table.astype(np.uint8).ravel()
+
+
+COLOUR_SHIFTS = _colour_shifts()
+
+
 @register_jitable
 def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions."""
     buf = np.int32(st[env, L.TIA_BUFFER])
+    x1 = x0 + n
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
-        for x in range(x0, x0 + n):
+        for x in range(x0, x1):
             fb[env, buf, row, x] = 0
         return
-    enabled = enabled_objects(st, env)
-    ctrlpf = np.int32(st[env, L.TIA_CTRLPF])
-    score = (ctrlpf & 0x02) != 0
-    priority = (ctrlpf & 0x04) != 0
-    # [Q] ALE's playfield-only fast path draws score colours even with priority set.
-    pf_only_score = score and priority and enabled == PF
     colubk = np.int32(st[env, L.TIA_COLUBK])
-    colupf = np.int32(st[env, L.TIA_COLUPF])
-    colup0 = np.int32(st[env, L.TIA_COLUP0])
-    colup1 = np.int32(st[env, L.TIA_COLUP1])
-    if enabled == 0:
-        for x in range(x0, x0 + n):
-            fb[env, buf, row, x] = colubk
-        return
-    pf = np.int32(st[env, L.TIA_PF])
-    reflect = np.int32(st[env, L.TIA_MASK_PF_REFLECT])
     grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
     grp1 = np.int32(st[env, L.TIA_CUR_GRP1])
-    p0_pos = np.int32(st[env, L.TIA_MASK_P0_POS])
-    p0_mode = np.int32(st[env, L.TIA_MASK_P0_MODE])
-    p0_sup = np.int32(st[env, L.TIA_MASK_P0_SUPPRESS])
-    p1_pos = np.int32(st[env, L.TIA_MASK_P1_POS])
-    p1_mode = np.int32(st[env, L.TIA_MASK_P1_MODE])
-    p1_sup = np.int32(st[env, L.TIA_MASK_P1_SUPPRESS])
-    m0_pos = np.int32(st[env, L.TIA_MASK_M0_POS])
-    m0_mode = np.int32(st[env, L.TIA_MASK_M0_MODE])
-    m0_size = np.int32(st[env, L.TIA_MASK_M0_SIZE])
-    m0_hidden = np.int32(st[env, L.TIA_MASK_M0_HIDDEN])
-    m1_pos = np.int32(st[env, L.TIA_MASK_M1_POS])
-    m1_mode = np.int32(st[env, L.TIA_MASK_M1_MODE])
-    m1_size = np.int32(st[env, L.TIA_MASK_M1_SIZE])
-    bl_pos = np.int32(st[env, L.TIA_MASK_BL_POS])
-    bl_width = np.int32(1) << np.int32(st[env, L.TIA_MASK_BL_SIZE])
+    m0_on = st[env, L.TIA_ENAM0] != 0 and st[env, L.TIA_RESMP0] == 0 \
+        and st[env, L.TIA_MASK_M0_HIDDEN] == 0
+    m1_on = st[env, L.TIA_ENAM1] != 0 and st[env, L.TIA_RESMP1] == 0
+    if st[env, L.TIA_VDELBL] != 0:
+        bl_on = st[env, L.TIA_DENABL] != 0
+    else:
+        bl_on = st[env, L.TIA_ENABL] != 0
+    pf = np.int32(st[env, L.TIA_PF])
+    pf_base = np.int32(np.int32(st[env, L.TIA_MASK_PF_REFLECT]) * 160)
+    ctrlpf = np.int32(st[env, L.TIA_CTRLPF])
+    score = (ctrlpf & 0x02) != 0
+    if grp0 == 0 and grp1 == 0 and not m0_on and not m1_on and not bl_on:
+        # Background and playfield only (no collisions possible). [Q] ALE's playfield-only case
+        # draws score colours even with priority set.
+        if pf == 0:
+            for x in range(x0, x1):
+                fb[env, buf, row, x] = colubk
+            return
+        colupf = np.int32(st[env, L.TIA_COLUPF])
+        colup0 = np.int32(st[env, L.TIA_COLUP0])
+        colup1 = np.int32(st[env, L.TIA_COLUP1])
+        left = colup0 if score else colupf
+        right = colup1 if score else colupf
+        for x in range(x0, min(x1, 80)):
+            fb[env, buf, row, x] = left if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
+        for x in range(max(x0, 80), x1):
+            fb[env, buf, row, x] = right if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
+        return
+    # The general case: each object's mask row, positioned so that pixel x reads entry base + x.
+    p0_base = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
+                       * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_P0_POS]))
+    p1_base = np.int32((np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]))
+                       * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_P1_POS]))
+    if m0_on:
+        m0_base = np.int32((np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4 + np.int32(st[env, L.TIA_MASK_M0_SIZE]))
+                           * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_M0_POS]))
+    else:
+        m0_base = np.int32(MISSILE_NONE)
+    if m1_on:
+        m1_base = np.int32((np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4 + np.int32(st[env, L.TIA_MASK_M1_SIZE]))
+                           * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_M1_POS]))
+    else:
+        m1_base = np.int32(MISSILE_NONE)
+    if bl_on:
+        bl_base = np.int32(np.int32(st[env, L.TIA_MASK_BL_SIZE]) * MASK_SPAN + 160
+                           - np.int32(st[env, L.TIA_MASK_BL_POS]))
+    else:
+        bl_base = np.int32(BALL_NONE)
+    if ctrlpf & 0x04:
+        sel_base = np.int32(256)
+    elif score:
+        sel_base = np.int32(128)
+    else:
+        sel_base = np.int32(0)
+    colours = (np.int64(colubk) | (np.int64(st[env, L.TIA_COLUPF]) << 8)
+               | (np.int64(st[env, L.TIA_COLUP0]) << 16) | (np.int64(st[env, L.TIA_COLUP1]) << 24))
     collision = np.int32(st[env, L.TIA_COLLISION])
-    for x in range(x0, x0 + n):
-        on = 0
-        if enabled & PF:
-            if (pf >> PLAYFIELD_BITS[reflect, x >> 2]) & 1:
-                on |= PF
-        if enabled & P0:
-            if grp0 & player_bit(p0_mode, p0_sup, (x - p0_pos) % 160):
-                on |= P0
-        if enabled & P1:
-            if grp1 & player_bit(p1_mode, p1_sup, (x - p1_pos) % 160):
-                on |= P1
-        if enabled & M0 and m0_hidden == 0:
-            if missile_on(m0_mode, m0_size, (x - m0_pos) % 160):
-                on |= M0
-        if enabled & M1:
-            if missile_on(m1_mode, m1_size, (x - m1_pos) % 160):
-                on |= M1
-        if enabled & BL:
-            if (x - bl_pos) % 160 < bl_width:
-                on |= BL
-        collision |= COLLISIONS[on]
-        if priority:
-            if on & (PF | BL):
-                if pf_only_score:
-                    colour = colup0 if x < 80 else colup1
-                else:
-                    colour = colupf
-            elif on & (P0 | M0):
-                colour = colup0
-            elif on & (P1 | M1):
-                colour = colup1
-            else:
-                colour = colubk
-        else:
-            if on & (P0 | M0):
-                colour = colup0
-            elif on & (P1 | M1):
-                # With score on, a left-half playfield pixel takes COLUP0 over P1/M1.
-                colour = colup0 if (score and (on & PF) and x < 80) else colup1
-            elif on & PF:
-                colour = (colup0 if x < 80 else colup1) if score else colupf
-            elif on & BL:
-                colour = colupf
-            else:
-                colour = colubk
-        fb[env, buf, row, x] = colour
+    for x in range(x0, x1):
+        on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
+                      | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
+                      | ((((np.int32(PLAYER_MASKS[p1_base + x]) & grp1) + 0xFF) >> 8) << 1)
+                      | (np.int32(MISSILE_MASKS[m0_base + x]) << 2)
+                      | (np.int32(MISSILE_MASKS[m1_base + x]) << 3)
+                      | (np.int32(BALL_MASKS[bl_base + x]) << 4))
+        collision = np.int32(collision | COLLISIONS[on])
+        shift = np.int32(COLOUR_SHIFTS[sel_base + on * 2 + (1 if x >= 80 else 0)])
+        if shift > 24:
+            # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from vectorizing
+            # this loop with gathers, which are slower than scalar loads for these short spans.
+            break
+        fb[env, buf, row, x] = (colours >> shift) & 0xFF
     st[env, L.TIA_COLLISION] = collision
 
 
@@ -623,11 +686,12 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         x = line_position(st, env, clock) // 3
         if st[env, L.TIA_HMOVE_BLANKS_ALLOWED] != 0 and HMOVE_BLANK_CYCLES[x] != 0:
             st[env, L.TIA_HMOVE_BLANK] = 1
-        st[env, L.TIA_POSP0] = (np.int32(st[env, L.TIA_POSP0]) + MOTION[x, np.int32(st[env, L.TIA_HMP0])]) % 160
-        st[env, L.TIA_POSP1] = (np.int32(st[env, L.TIA_POSP1]) + MOTION[x, np.int32(st[env, L.TIA_HMP1])]) % 160
-        st[env, L.TIA_POSM0] = (np.int32(st[env, L.TIA_POSM0]) + MOTION[x, np.int32(st[env, L.TIA_HMM0])]) % 160
-        st[env, L.TIA_POSM1] = (np.int32(st[env, L.TIA_POSM1]) + MOTION[x, np.int32(st[env, L.TIA_HMM1])]) % 160
-        st[env, L.TIA_POSBL] = (np.int32(st[env, L.TIA_POSBL]) + MOTION[x, np.int32(st[env, L.TIA_HMBL])]) % 160
+        # One read site of MOTION: numba-cuda copies a global table into constant memory once
+        # per site and specialisation, and the 64 KB bank is shared by the whole kernel.
+        for obj in range(5):                            # P0, P1, M0, M1, BL
+            moved = np.int32(st[env, L.TIA_POSP0 + obj]) + np.int32(
+                MOTION[x, np.int32(st[env, L.TIA_HMP0 + obj])])
+            st[env, L.TIA_POSP0 + obj] = moved % 160
         rebuild_player_mask(st, env, 0, 0)
         rebuild_player_mask(st, env, 1, 0)
         rebuild_missile_mask(st, env, 0)
