@@ -17,6 +17,7 @@ import numpy as np
 
 from . import modes as game_modes
 from . import roms
+from . import games
 from .games import PADDLE_DELTA, Action
 from .kernels import cart
 from .kernels import environment as env_kernel
@@ -82,10 +83,9 @@ class ConsoleBatch:
                  difficulty: int | None = None, env_seed=0,
                  repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0):
         self.rom = game if isinstance(game, roms.Rom) else roms.load_rom(game)
-        if self.rom.game is None:
-            raise NotImplementedError("ROMs without ALE settings (allow_unknown) are not "
-                                      "supported by the console yet")
-        self.game = self.rom.game
+        # A ROM loaded with allow_unknown=True has no ALE settings: defaults, no game logic.
+        self.game = self.rom.game or games.settings_for_unknown(
+            self.rom.md5, len(self.rom.data), self.rom.scheme)
         if self.rom.scheme not in cart.SCHEME_IDS:
             raise NotImplementedError(f"cartridge scheme {self.rom.scheme} is not implemented yet "
                                       f"(so far: {', '.join(cart.SCHEME_IDS)})")

@@ -22,6 +22,7 @@ from . import palette
 from ._device import parse_device, require_cuda
 from .console import ConsoleBatch
 from .games import Action, Game
+from .roms import load_rom
 from .kernels import layout as L
 
 __all__ = ["AtariEmulator", "EmulatorState"]
@@ -46,11 +47,15 @@ class AtariEmulator:
     device: "cpu" (numba on all cores). The GPU backend ("cuda") is not built yet.
     repeat_action_probability, mode, difficulty, max_num_frames_per_episode: ALE's settings
             of the same names (0 frames: no truncation).
+    settings: for a ROM file ALE does not know by md5, the rom id whose settings to use.
+    allow_unknown: run a ROM that is none of ALE's games, with default settings and no reward,
+            lives or game over (its scheme is detected from size and signatures).
     """
 
     def __init__(self, game, num_envs: int, device: str = "cpu", seed: int | None = None,
                  repeat_action_probability: float = 0.0, mode: int | None = None,
-                 difficulty: int | None = None, max_num_frames_per_episode: int = 0):
+                 difficulty: int | None = None, max_num_frames_per_episode: int = 0,
+                 settings: str | None = None, allow_unknown: bool = False):
         where = parse_device(device)
         if where.kind == "cuda":
             require_cuda(where.index)      # no GPU: an error that names device="cpu"
@@ -68,7 +73,8 @@ class AtariEmulator:
             raise ValueError(f"seed + i must fit ALE's random_seed (0..2**32-1) for every "
                              f"console, got seed={seed} with {num_envs} consoles")
         self.seed = int(seed)
-        self._batch = ConsoleBatch(game, num_envs, env_seed=self.seed + np.arange(num_envs),
+        rom = load_rom(game, settings=settings, allow_unknown=allow_unknown)
+        self._batch = ConsoleBatch(rom, num_envs, env_seed=self.seed + np.arange(num_envs),
                                    repeat_action_probability=repeat_action_probability,
                                    max_num_frames_per_episode=max_num_frames_per_episode)
         if mode is not None:

@@ -672,6 +672,15 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted(GAMES))
 
 
+def settings_for_unknown(md5: str, rom_size: int, scheme: str) -> Game:
+    """Console settings for a ROM that is none of ALE's games (`allow_unknown=True`): the 18
+    joystick actions, one mode and difficulty, NTSC-style 210 lines from line 34 (PAL is still
+    detected), no starting actions. There is no reward, lives or terminal logic for it."""
+    return Game(rom_id="unknown", name="Unknown", md5=md5, rom_size=rom_size, scheme=scheme,
+                tv_format="NTSC", cart_name="", minimal_actions=ALL_ACTIONS, modes=(0,),
+                default_mode=0, difficulties=(0,))
+
+
 def get_game(name: str) -> Game:
     """Look a game up by ale-py rom id ("space_invaders") or its CamelCase name ("SpaceInvaders").
 

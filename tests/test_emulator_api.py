@@ -177,3 +177,28 @@ def test_bad_settings_are_refused(tmp_path):
     # Without a GPU: an error naming device='cpu'; with one, the CUDA backend is not built yet.
     with pytest.raises((RuntimeError, NotImplementedError), match="device='cpu'"):
         AtariEmulator("pong", 1, device="cuda")
+
+
+def test_unknown_roms_run_only_on_request(tmp_path):
+    """A ROM that is none of ALE's games: an error naming the way out, or, with
+    allow_unknown=True, run with default settings and no game logic; a known game's file name
+    with other contents needs settings=."""
+    from cule_py.roms import UnknownRomError, RomMismatchError, load_rom
+
+    image = bytearray(load_rom("pong").data)
+    image[0x7F0] ^= 0xFF                      # an unused byte: another md5, the same program
+    path = tmp_path / "my_game.bin"
+    path.write_bytes(bytes(image))
+    with pytest.raises(UnknownRomError, match="allow_unknown=True"):
+        AtariEmulator(path, 1)
+    emulator = AtariEmulator(path, 2, seed=0, allow_unknown=True)
+    assert emulator.game.rom_id == "unknown" and emulator.legal_action_set().size == 18
+    rewards = [emulator.act(np.array([3, 4])) for _ in range(30)]
+    assert not np.any(rewards) and not emulator.game_over().any()
+    assert emulator.screen().shape == (2, 210, 160)
+    renamed = tmp_path / "pong.bin"
+    renamed.write_bytes(bytes(image))
+    with pytest.raises(RomMismatchError):
+        AtariEmulator(renamed, 1)
+    with_settings = AtariEmulator(renamed, 1, seed=0, settings="pong")
+    assert with_settings.game.rom_id == "pong"
