@@ -36,9 +36,6 @@ def _launch_args(env):
             env._lives, env._all)
 
 
-@pytest.mark.skipif(os.environ.get("CULE_PY_AGENT_PTX", "0") in ("", "0"),
-                    reason="compiling the whole console for CUDA takes ~3.5 CPU minutes "
-                           "(14 min wall on the loaded 2-core dev box); set CULE_PY_AGENT_PTX=1")
 def test_agent_step_compiles_to_ptx(capsys):
     reason = _nvvm_missing_reason()
     if reason:
@@ -64,8 +61,8 @@ def test_agent_step_compiles_to_ptx(capsys):
               f"{stats.get('spill_st', 0)}/{stats.get('spill_ld', 0)} bytes spill stores/loads, "
               f"{stats.get('stack', 0)} bytes stack, PTX {len(ptx) // 1024} kB, {len(calls)} "
               f"calls, {b64} 64-bit / {f64} f64 instructions [{tool}]")
-    if calls:
-        # Measured 2026-12: 169 `call`s remain (NVVM leaves the console's large helpers
-        # un-inlined when the frame loop is reached from several places); the flat-bus kernels
-        # have none. Known gap, reported rather than hidden.
-        pytest.xfail(f"{len(calls)} un-inlined device-function calls in agent_cuda")
+    # The PTX must also assemble to SASS (it did not while 150 KB of constant tables
+    # overflowed the 64 KB bank); calls to out-of-line device functions are allowed and counted
+    # (the console's TIA, bank switching and the frame loop are kept out of line on purpose).
+    if "could not assemble" in tool:
+        pytest.fail(tool)
