@@ -51,12 +51,8 @@ SWITCHES_SELECT = 1
 
 # drive() operations.
 OP_SYSTEM_RESET = 0    # System::reset (the RIOT timer's system-RNG draw included)
-OP_EMULATE = 1         # emulate(rows[env], frames): each frame followed by RomSettings::step
 OP_FRAMES = 2          # frames with the inputs as they are, no step (PAL detection)
-OP_PRESS_SELECT = 3    # pressSelect(frames)
 OP_ACT = 4             # act(rows[env]) `frames` times; rewards summed into rewards[env]
-OP_LOGIC_RESET = 5     # RomSettings::reset
-OP_LOGIC_SET_MODE = 6  # what setMode changes in the RomSettings
 OP_RESET_GAME = 7      # the whole of ALE's reset_game (see reset_game)
 
 # A game's mode selection as the kernel reads it (cule_py/modes.py builds the row): int32.
@@ -327,25 +323,14 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
                    shown, starting, env)
     elif op == OP_SYSTEM_RESET:
         system_reset(rom, scheme, ram, st, fb, rng, env)
-    elif op == OP_EMULATE:
-        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(rows[env]),
-                np.int32(frames))
     elif op == OP_FRAMES:
         frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
-    elif op == OP_PRESS_SELECT:
-        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
     elif op == OP_ACT:
         total = np.int32(0)
         for _ in range(frames):
             total += act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
                          rows[env])
         rewards[env] = total
-    elif op == OP_LOGIC_RESET:
-        if params[P_GAME_ID] >= 0:
-            logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
-    elif op == OP_LOGIC_SET_MODE:
-        if params[P_GAME_ID] >= 0:
-            logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
 
 
 @njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
