@@ -15,9 +15,9 @@ counter-based hash of the console's seed: reproducible and batch-size independen
 per-console statistics of each finished game in `info` ("episode_return": unclipped reward,
 "episode_length": agent steps, "episode_ended": which consoles' games the step ended).
 
-The agent step is one kernel call (cule_py/kernels/agent_step.py); the reset of a console is
-ALE's reset_game (one call of the environment kernel, `ConsoleBatch.reset(mask)`), then the
-agent kernel's fire/noop/observation phases: a few launches, no per-console host loop.
+A step is one kernel call (cule_py/kernels/agent_step.py) and, when a console resets, a second
+one for the resets; a reset is one call. Steps draw only the frames the observation needs (`lazy_drawing`,
+default on; exact, see the kernel's module doc).
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ class AtariVectorEnv:
 
     Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
-    reset; None: random, as ale-py's) and `device` ("cpu"; "cuda" is not built yet).
+    reset; None: random, as ale-py's), `device` ("cpu"; "cuda" is not built yet) and
+    `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
     """
 
     metadata = {"autoreset_mode": NEXT_STEP}
@@ -65,10 +66,11 @@ class AtariVectorEnv:
                  grayscale: bool = True, stack_num: int = 4, frameskip=4, maxpool: bool = True,
                  noop_max: int = 30, episodic_life: bool = False, life_loss_info: bool = False,
                  reward_clipping: bool = True, use_fire_reset: bool = True,
-                 obs_type: str | None = None, seed: int | None = None, device: str = "cpu"):
+                 obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
+                 lazy_drawing: bool = True):
         if device != "cpu":
             raise NotImplementedError("the CUDA backend of AtariVectorEnv is not built yet (its "
-                                      "kernel compiles: agent_step.agent_cuda); use device='cpu'")
+                                      "kernels compile: agent_step.agent_step_cuda, agent_reset_cuda); use device='cpu'")
         if isinstance(frameskip, bool):
             raise TypeError("frameskip must be an int or a (lo, hi) pair")
         if isinstance(frameskip, (int, np.integer)):
@@ -113,11 +115,11 @@ class AtariVectorEnv:
         else:
             check_supported(src_h, 160, img_height, img_width)
             if obs_type == "rgb":
-                self._palette = np.ascontiguousarray(palette_.PAL_RGB if pal else palette_.NTSC_RGB)
+                self._palette = np.array(palette_.PAL_RGB if pal else palette_.NTSC_RGB, np.uint8)
                 frame_shape = (img_height, img_width, 3)
             else:
                 table = palette_.PAL_GRAY if pal else palette_.NTSC_GRAY
-                self._palette = np.ascontiguousarray(table.reshape(256, 1))
+                self._palette = np.array(table, np.uint8).reshape(256, 1)
                 frame_shape = (img_height, img_width)
             frame_size = img_height * img_width * channels
             self._raw = np.zeros((n, 2, src_h * 160 * channels), np.uint8)
@@ -141,7 +143,13 @@ class AtariVectorEnv:
         cfg[K.C_SRC_H] = src_h
         cfg[K.C_CHANNELS] = channels
         cfg[K.C_DST_H], cfg[K.C_DST_W] = img_height, img_width
+        cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
+                              DISABLED: K.AUTORESET_DISABLED}[self.autoreset_mode]
+        cfg[K.C_LAZY] = int(lazy_drawing)
         self._cfg = cfg
+        self._saved_state = np.zeros_like(b.state)
+        self._saved_memory = np.zeros_like(b.memory)
+        self._saved_logic = np.zeros_like(b.logic)
         self._agent = np.zeros((n, K.AGENT_FIELDS), np.int32)
         self._noop_mt = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)
@@ -166,14 +174,39 @@ class AtariVectorEnv:
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     # -- kernel plumbing ---------------------------------------------------------------------------
-    def _run(self, op, mask) -> None:
+    def _step_args(self, mask) -> tuple:
+        """agent_step_cpu / agent_step_cuda's arguments, in order."""
         b = self._batch
         xd, xs, xa, yd, ys, ya = self._tables
-        K.agent_cpu(op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                    b._params, b._inputs(b.difficulty), b.env_rng, b._threshold(),
-                    self._agent, self._noop_mt, self._cfg, self._action_rows, self._actions,
-                    self._palette, self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs,
-                    self._rewards, self._terminated, self._truncated, self._lives, mask)
+        return (b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic, b._params,
+                b._inputs(b.difficulty), b.env_rng, b._threshold(), self._agent, self._cfg,
+                self._action_rows, self._actions, self._palette, self._raw, xd, xs, xa, yd, ys,
+                ya, self._scratch, self._obs, self._rewards, self._terminated, self._truncated,
+                self._lives, self._saved_state, self._saved_memory, self._saved_logic, mask)
+
+    def _reset_args(self, op, mask) -> tuple:
+        """agent_reset_cpu / agent_reset_cuda's arguments, in order."""
+        b = self._batch
+        select, shown = b._selection
+        xd, xs, xa, yd, ys, ya = self._tables
+        return (op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
+                b._params, b._inputs(b.difficulty), b.env_rng, b._threshold(), b.rng, select,
+                shown, b._starting, self._agent, self._noop_mt, self._cfg, self._palette,
+                self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
+                self._terminated, self._truncated, self._lives, mask)
+
+    def _run_reset(self, op, mask) -> None:
+        K.agent_reset_cpu(*self._reset_args(op, mask))
+        # A reset stopped where the shared system-RNG table ran out: grow it, resume.
+        short = self._agent[:, K.A_RNG_SHORT] != 0
+        while short.any():
+            self._batch._ensure_system_rng(short)
+            K.agent_reset_cpu(*self._reset_args(op, short))
+            short = self._agent[:, K.A_RNG_SHORT] != 0
+        failed = self._batch.state[:, L.ENV_SELECT_FAILED] != 0
+        if failed.any():
+            raise RuntimeError(f"{self.game.rom_id}: consoles {np.nonzero(failed)[0].tolist()} "
+                               f"never showed mode {self._batch.mode} in reset_game")
 
     def _seed_noop_rng(self, mask, seeds) -> None:
         full = np.zeros(self.num_envs, np.int64)
@@ -181,10 +214,6 @@ class AtariVectorEnv:
         mt19937.seed_generators(self._noop_mt, full, mask)
         self._agent[mask, K.A_SKIP_SEED] = (full[mask] & 0x7FFFFFFF).astype(np.int32)
         self._agent[mask, K.A_STEPS] = 0
-
-    def _reset_game(self, mask) -> None:
-        """ALE's reset_game on the consoles in `mask` (one environment-kernel launch)."""
-        self._batch.reset(mask)
 
     def _reset_envs(self, mask, seeds=None) -> None:
         """AtariVectorEnv's reset of the sub-environments in `mask`: (with seeds: ALE random_seed
@@ -196,15 +225,8 @@ class AtariVectorEnv:
             b.env_rng_seed[mask] = seeds
             b.power_on(mask)
             self._seed_noop_rng(mask, seeds)
-        self._reset_game(mask)
-        self._run(K.OP_RESET_START, mask)
-        while True:
-            again = mask & (self._agent[:, K.A_REGAME] != 0)
-            if not again.any():
-                break
-            self._reset_game(again)
-            self._run(K.OP_RESET_NOOPS, again)
-        self._run(K.OP_RESET_FINISH, mask)
+        self._agent[mask, K.A_REGAME] = 0
+        self._run_reset(K.OP_RESET, mask)
 
     # -- the gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -244,21 +266,15 @@ class AtariVectorEnv:
         if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
             raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
         self._actions[:] = actions
-        pending = self._agent[:, K.A_NEEDS_RESET] != 0
-        if self.autoreset_mode == NEXT_STEP and pending.any():
-            self._run(K.OP_STEP, ~pending)
-            self._reset_envs(pending)
-            self._agent[pending, K.A_GAME_ENDED] = 0
-        else:
-            self._run(K.OP_STEP, self._all)
+        K.agent_step_cpu(*self._step_args(self._all))
+        if (self._agent[:, K.A_RESET_NOW] != 0).any():     # (free on the CPU; a GPU just launches)
+            self._run_reset(K.OP_AUTORESET, self._all)
         ended = self._agent[:, K.A_GAME_ENDED] != 0
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()
         truncated = self._truncated.copy()
         stats = (ended, self._agent[:, K.A_FINAL_RETURN].copy(),
                  self._agent[:, K.A_FINAL_LENGTH].copy())
-        if self.autoreset_mode == SAME_STEP and ended.any():
-            self._reset_envs(ended)
         return self._observation(), rewards, terminated, truncated, self._info(stats)
 
     def _observation(self) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The agent step's CUDA kernel (cule_py.kernels.agent_step.agent_cuda: the whole console, ALE's
+"""The agent step's CUDA kernel (cule_py.kernels.agent_step.agent_step_cuda: the whole console, ALE's
 act, preprocessing) compiles to PTX for sm_90 without a GPU; registers and spills are printed.
 
 Same method as tests/test_cuda_compile.py (device query stubbed, NVVM from numba-cuda). Launch
@@ -27,13 +27,7 @@ from test_cuda_compile import CC, _assemble, _nvvm_missing_reason  # noqa: E402
 
 
 def _launch_args(env):
-    b = env._batch
-    xd, xs, xa, yd, ys, ya = env._tables
-    return (0, b.rom_bytes, b.scheme, b.ram, b.state, b.frame_buffers, b.logic, b._params,
-            b._inputs(b.difficulty), b.env_rng, b._threshold(), env._agent, env._noop_mt,
-            env._cfg, env._action_rows, env._actions, env._palette, env._raw, xd, xs, xa, yd, ys,
-            ya, env._scratch, env._obs, env._rewards, env._terminated, env._truncated,
-            env._lives, env._all)
+    return env._step_args(env._all)
 
 
 def test_agent_step_compiles_to_ptx(capsys):
@@ -49,7 +43,7 @@ def test_agent_step_compiles_to_ptx(capsys):
 
             mp.setattr(cdisp, "get_current_device",
                        lambda: pytypes.SimpleNamespace(compute_capability=CC))
-        ptx, _ = cuda.compile_ptx(K.agent_cuda.py_func, signature, cc=CC)
+        ptx, _ = cuda.compile_ptx(K.agent_step_cuda.py_func, signature, cc=CC)
     assert re.search(r"^\.target sm_90\b", ptx, re.M)
     body = [line.split("//", 1)[0].strip() for line in ptx.splitlines()]
     calls = [line for line in body if re.match(r"(@!?%p\d+\s+)?call(\.uni)?\b", line)]
@@ -57,7 +51,7 @@ def test_agent_step_compiles_to_ptx(capsys):
     f64 = sum(1 for line in body if re.search(r"\.f64\b", line))
     stats, tool = _assemble(ptx)
     with capsys.disabled():
-        print(f"\n  agent_cuda: {stats.get('registers')} registers, "
+        print(f"\n  agent_step_cuda: {stats.get('registers')} registers, "
               f"{stats.get('spill_st', 0)}/{stats.get('spill_ld', 0)} bytes spill stores/loads, "
               f"{stats.get('stack', 0)} bytes stack, PTX {len(ptx) // 1024} kB, {len(calls)} "
               f"calls, {b64} 64-bit / {f64} f64 instructions [{tool}]")

@@ -6,7 +6,7 @@ noop_max 0 and 30, fire reset on and off, episodic life and life-loss info, all 
 modes, frame budgets that end episodes (and life losses that end steps mid-skip), grayscale and
 RGB, max-pool on and off, a PAL game (adventure) and a paddle game (pong, breakout).
 
-Our emulator is slow (~500 frames/s/core), so batches are small and horizons short; a longer sweep
+Batches are small and horizons short to keep CI quick; a longer sweep
 is tools/agent_step_sweep.py. The area resize is also checked on its own against ale-py's screens.
 """
 

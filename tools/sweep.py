@@ -2,7 +2,7 @@
 
     python tools/sweep.py                                  # every game the emulator runs, 3000 frames
     python tools/sweep.py --frames 600 --games pong,breakout
-    python tools/sweep.py --modes all --frames 300         # every mode (difficulties cycled)
+    python tools/sweep.py --modes all --frames 600         # every (mode, difficulty) pair
     python tools/sweep.py --out docs/exactness.md          # also write the results as markdown
 
 For each game (and mode) console i of an AtariEmulator runs against its own ALEInterface
@@ -144,10 +144,11 @@ def main(argv=None):
     print(lines[0], flush=True)
     for name in names:
         game = games.get_game(name)
-        modes = game.modes if args.modes == "all" else (game.default_mode,)
-        for index, mode in enumerate(modes):
-            difficulty = (game.difficulties[index % len(game.difficulties)]
-                          if args.modes == "all" else game.default_difficulty)
+        if args.modes == "all":
+            pairs = [(m, d) for m in game.modes for d in game.difficulties]
+        else:
+            pairs = [(game.default_mode, game.default_difficulty)]
+        for mode, difficulty in pairs:
             try:
                 diff, frames, resets, rewarded, secs = run(
                     game, None if mode == game.default_mode else mode,

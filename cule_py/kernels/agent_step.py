@@ -1,29 +1,42 @@
 """The agent step of ale-py's AtariVectorEnv, as device code: frameskip frames of ALE's act()
 (sticky actions), summed and clipped reward, life loss, game over, truncation, the frames the
 observation needs, max-pool, grayscale/RGB through ALE's palette, the area resize and the frame
-stack; and the parts of its reset that follow ALE's reset_game (fire, noop starts drawn from a
-per-console std::mt19937 as libstdc++'s uniform_int_distribution draws, the first observation).
+stack; and its reset: ALE's reset_game, fire, noop starts drawn from a per-console std::mt19937
+as libstdc++'s uniform_int_distribution draws, the first observation.
 
-One entry, `agent(op, ...)`, runs operation `op` on every console where `mask` is true: a prange
-loop on the CPU (`agent_cpu`) and one thread per console on CUDA (`agent_cuda`), both around the
-same register_jitable `agent_one`. The rules (checked against AtariVectorEnv in
-tests/test_agent_step_vs_ale.py; tests/vector_model.py states them in plain Python):
+Two entries, each a prange loop on the CPU and one thread per console on CUDA around the same
+register_jitable code: `agent_step_*` (one agent step) and `agent_reset_*` (OP_RESET: reset the
+masked consoles; OP_AUTORESET: the resets the step just marked, per the autoreset mode). A step is
+these two launches with the same all-true mask: no host decision per console, no host read. The
+rules
+(checked against AtariVectorEnv in tests/test_agent_step_vs_ale.py; tests/vector_model.py states
+them in plain Python):
 
 * step: for each of `skip` frames: act, count the frame, track lives (a life is lost when
   0 < lives < the previous frame's lives); stop at game over, at `max_frames` frames since the
   reset, or (episodic life) at a life loss; otherwise grab the screen into raw[1] on the
-  second-to-last frame and into raw[0] on the last. The frame that ends a step early is never
-  grabbed. Then raw[0] = max(raw[0], raw[1]) in place (max-pool), resized into the stack.
+  second-to-last frame (max-pool) and into raw[0] on the last. The frame that ends a step early is
+  never grabbed. Then raw[0] = max(raw[0], raw[1]) in place (max-pool), resized into the stack.
 * terminated = game over, or a life loss with episodic_life or life_loss_info; truncated =
   the frame budget is spent and not terminated; a reset is due at game over, at the budget, and
   at a life loss with episodic_life (a full reset_game, as AtariVectorEnv does).
-* reset (after the host's reset_game): FIRE for one frame if the action set has it and
-  fire reset is on; noops = U{0..noop_max-1} - fire NOOP frames, a game over among them calling
-  reset_game again (OP_RESET_NOOPS stops there and the host resets; `A_REGAME` says who);
-  then the stack is cleared, raw[0] = the screen, raw[1] = 0, and raw[0] goes on the stack.
+* reset: reset_game; FIRE for one frame if the action set has it and fire reset is on;
+  noops = U{0..noop_max-1} - fire NOOP frames, a game over among them calling reset_game again
+  before the remaining noops; then the stack is cleared, raw[0] = the screen, raw[1] = 0, and
+  raw[0] goes on the stack.
 
-Reset_game itself is still the host's (cule_py/console.py) sequence of `drive` calls; when it
-moves into the kernel, OP_RESET_START can call it directly where A_REGAME is set now.
+Drawing only what the observation needs (`C_LAZY`), exactly: the frames before the last two
+latch collisions but write no pixels (kernels/tia.py, TIA_SKIP_DRAW). (The last two, even without
+max-pool: the older buffer is what a later partial frame shows.) That is invisible as long as
+every frame of the step draws the whole display window by itself (TIA_FRAME_COMPLETE): the
+last two frames then show nothing older, and both screen buffers end the step as ALE's. The step
+starts from a snapshot of the console (state row, RAM, game logic); if a frame turns out
+incomplete (a partial frame, VSYNC before the window's end), or the step ends early with undrawn
+frames behind it, the console goes back to the snapshot and plays the step again drawing every
+frame, reusing the sticky-action draws it made (bit i of `adopted`), so the RNG is not rewound.
+That replay is exact because frames 0 and 1 of the step were complete (else it would have
+stopped there, before drawing anything), so they overwrite both buffers entirely. `obs_type="ram"`
+draws no pixels in steps at all: nothing there shows a screen.
 """
 
 import numpy as np
@@ -41,7 +54,7 @@ A_ELAPSED = 0          # frames played by agent steps since the last reset
 A_LIVES = 1            # lives after the last frame
 A_NEEDS_RESET = 2      # the last step ended the game (game over, budget, episodic life loss)
 A_NOOPS_LEFT = 3       # noop frames still to play in a reset
-A_REGAME = 4           # a noop frame ended the game: the host must run reset_game, then NOOPS
+A_REGAME = 4           # a stopped reset (A_RNG_SHORT) still owes a noop frame's reset_game
 A_EP_RETURN = 5        # unclipped reward since the reset
 A_EP_LENGTH = 6        # agent steps since the reset
 A_FINAL_RETURN = 7     # return and length of the game the last step ended
@@ -50,7 +63,10 @@ A_GAME_ENDED = 9       # 1: the last step ended a game (FINAL_* are its statisti
 A_STEPS = 10           # agent steps since construction (stochastic frameskip counter)
 A_SKIP_SEED = 11       # per-console seed of the stochastic frameskip
 A_LAST_SKIP = 12       # frames the last step asked for
-AGENT_FIELDS = 13
+A_RNG_SHORT = 13       # 1: a reset stopped before a System reset the system-RNG table cannot feed
+A_REPLAYS = 14         # steps played again with every frame drawn (see the module doc)
+A_RESET_NOW = 15       # 1: the step left this console to OP_AUTORESET
+AGENT_FIELDS = 16
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -68,7 +84,13 @@ C_SRC_H = 11           # screen height (210 / 250 / ...)
 C_CHANNELS = 12        # 1 (grayscale) or 3 (RGB)
 C_DST_H = 13
 C_DST_W = 14
-CFG_FIELDS = 15
+C_AUTORESET = 15       # AUTORESET_*: resets a step does itself
+C_LAZY = 16            # 1: draw only the frames the observation needs (exact; module doc)
+CFG_FIELDS = 17
+
+AUTORESET_DISABLED = 0  # the host resets (by mask)
+AUTORESET_NEXT = 1      # a console whose last step ended resets instead of stepping
+AUTORESET_SAME = 2      # a step that ends the game resets at once (outputs are the step's)
 
 OBS_GRAY = 0
 OBS_RGB = 1
@@ -76,11 +98,12 @@ OBS_RAM = 2
 
 SCREEN_W = 160
 
-# agent() operations.
-OP_STEP = 0            # one agent step with actions[env]
-OP_RESET_START = 1     # after reset_game: fire, draw the noop count, play the noops
-OP_RESET_NOOPS = 2     # after a reset_game for A_REGAME: play the remaining noops
-OP_RESET_FINISH = 3    # the reset's observation, counters cleared
+# agent_reset_* operations.
+OP_RESET = 1           # AtariVectorEnv's reset (resumes one stopped by A_RNG_SHORT)
+OP_AUTORESET = 2       # the reset a step marked (A_RESET_NOW), per the autoreset mode
+
+# A step replays frames from a 64-bit record of its sticky draws.
+MAX_LAZY_SKIP = 62
 
 NOOP_ROW = 0
 FIRE_ROW = 1
@@ -231,115 +254,283 @@ def push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
 
 
 @register_jitable
-def play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env):
-    """The reset's noop frames; stops after a frame that ends the game (A_REGAME = 1)."""
-    while agent[env, A_NOOPS_LEFT] > 0:
-        E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
-        agent[env, A_NOOPS_LEFT] -= 1
-        if E.game_over(logic, st, params, env, True):
-            agent[env, A_REGAME] = 1
-            return
-    agent[env, A_REGAME] = 0
+def rng_room(ram, st, rng, env):
+    """The system-RNG table holds the draws of one more System reset (timer + cartridge RAM)."""
+    return np.int64(st[env, L.SYSTEM_RNG_POSITION]) + 1 + (ram.shape[1] - 128) <= rng.shape[0]
 
 
 @register_jitable
-def agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
-              noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch,
-              obs, rewards, terminated, truncated, lives, env):
-    if op == OP_STEP:
-        skip = frameskip(agent, cfg, env)
-        agent[env, A_LAST_SKIP] = skip
-        agent[env, A_STEPS] += 1
-        row = np.int32(action_rows[actions[env]])
-        max_frames = np.int32(cfg[C_MAX_FRAMES])
-        episodic = cfg[C_EPISODIC] != 0
-        reward = np.int32(0)
-        life_lost = False
-        over = False
-        elapsed = np.int32(agent[env, A_ELAPSED])
-        previous = np.int32(agent[env, A_LIVES])
-        for i in range(skip):
-            reward = np.int32(reward + E.act(rom, scheme, ram, st, fb, logic, params, inputs,
-                                             mt, threshold, env, row))
-            elapsed = np.int32(elapsed + 1)
-            now = lives_of(logic, params, env)
-            if 0 < now < previous:
-                life_lost = True
-            previous = now
-            over = E.game_over(logic, st, params, env, True)
-            if over or elapsed >= max_frames or (episodic and life_lost):
-                break
-            if i == skip - 2:
-                grab(st, fb, palette, raw, cfg, env, 1)
-            elif i == skip - 1:
-                grab(st, fb, palette, raw, cfg, env, 0)
-        agent[env, A_ELAPSED] = elapsed
-        agent[env, A_LIVES] = previous
-        push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
-        agent[env, A_EP_RETURN] += reward
-        agent[env, A_EP_LENGTH] += 1
-        if cfg[C_CLIP] != 0:
-            reward = np.int32(1 if reward > 0 else (-1 if reward < 0 else 0))
-        term = over or ((cfg[C_LIFE_INFO] != 0 or episodic) and life_lost)
-        budget = elapsed >= max_frames
-        rewards[env] = reward
-        terminated[env] = term
-        truncated[env] = budget and not term
-        lives[env] = previous
-        ended = over or budget or (episodic and life_lost)
-        agent[env, A_NEEDS_RESET] = 1 if ended else 0
-        agent[env, A_GAME_ENDED] = 1 if ended else 0
-        if ended:
-            agent[env, A_FINAL_RETURN] = agent[env, A_EP_RETURN]
-            agent[env, A_FINAL_LENGTH] = agent[env, A_EP_LENGTH]
-    elif op == OP_RESET_START:
-        fire = cfg[C_FIRE] != 0
-        if fire:
-            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, FIRE_ROW)
-        agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
-        play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env)
-    elif op == OP_RESET_NOOPS:
-        play_noops(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, env)
-    elif op == OP_RESET_FINISH:
-        stack = np.int32(cfg[C_STACK])
-        for slot in range(stack):
-            for k in range(obs.shape[2]):
-                obs[env, slot, k] = 0
-        grab(st, fb, palette, raw, cfg, env, 0)
-        if cfg[C_OBS] != OBS_RAM:
-            clear_raw(raw, cfg, env, 1)
-        push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
-        agent[env, A_ELAPSED] = 0
-        agent[env, A_LIVES] = lives_of(logic, params, env)
-        agent[env, A_NEEDS_RESET] = 0
-        agent[env, A_REGAME] = 0
-        agent[env, A_NOOPS_LEFT] = 0
-        agent[env, A_EP_RETURN] = 0
-        agent[env, A_EP_LENGTH] = 0
+def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
+                 yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
+    """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0) and counters;
+    outputs: also the step outputs of a reset (reward 0, not terminated or truncated)."""
+    stack = np.int32(cfg[C_STACK])
+    for slot in range(stack):
+        for k in range(obs.shape[2]):
+            obs[env, slot, k] = 0
+    grab(st, fb, palette, raw, cfg, env, 0)
+    if cfg[C_OBS] != OBS_RAM:
+        clear_raw(raw, cfg, env, 1)
+    push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+    agent[env, A_ELAPSED] = 0
+    agent[env, A_LIVES] = lives_of(logic, params, env)
+    agent[env, A_NEEDS_RESET] = 0
+    agent[env, A_REGAME] = 0
+    agent[env, A_NOOPS_LEFT] = 0
+    agent[env, A_EP_RETURN] = 0
+    agent[env, A_EP_LENGTH] = 0
+    if outputs:
         rewards[env] = 0
         terminated[env] = False
         truncated[env] = False
         lives[env] = agent[env, A_LIVES]
 
 
+@register_jitable
+def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+                  shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
+                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
+    """AtariVectorEnv's reset of one console (module doc). Before each System reset it checks
+    the system-RNG table; if that is too short it stops with A_RNG_SHORT = 1, in a state this
+    function resumes from once the host has grown the table (A_REGAME: a noop frame's reset_game
+    is still due; A_NOOPS_LEFT: the noops after it)."""
+    if not rng_room(ram, st, rng, env):
+        agent[env, A_RNG_SHORT] = 1
+        return
+    agent[env, A_RNG_SHORT] = 0
+    E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+                 shown, starting, env)
+    if agent[env, A_REGAME] == 0:
+        fire = cfg[C_FIRE] != 0
+        if fire:
+            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, FIRE_ROW)
+        agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
+    agent[env, A_REGAME] = 0
+    while agent[env, A_NOOPS_LEFT] > 0:
+        E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
+        agent[env, A_NOOPS_LEFT] -= 1
+        if E.game_over(logic, st, params, env, True):
+            if not rng_room(ram, st, rng, env):
+                agent[env, A_REGAME] = 1
+                agent[env, A_RNG_SHORT] = 1
+                return
+            E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                         select, shown, starting, env)
+    finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
+                 yd, ys, ya, rewards, terminated, truncated, lives, env, outputs)
+
+
+@register_jitable
+def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+              palette, raw, env, row, skip, first_drawn, checked, replay_until, adopted):
+    """The step's frames. Frames before `first_drawn` latch collisions but draw no pixels;
+    `checked`: stop as soon as that may show (module doc). Frames before `replay_until` take
+    their sticky outcome from bit i of `adopted` instead of the RNG. Returns (reward, life lost,
+    game over, frames since the reset, lives, adopted, frames whose sticky draw is recorded,
+    exact); exact False: the step must be played again with every frame drawn."""
+    max_frames = np.int32(cfg[C_MAX_FRAMES])
+    episodic = cfg[C_EPISODIC] != 0
+    maxpool = cfg[C_MAXPOOL] != 0
+    reward = np.int32(0)
+    life_lost = False
+    over = False
+    exact = True
+    recorded = replay_until
+    elapsed = np.int32(agent[env, A_ELAPSED])
+    previous = np.int32(agent[env, A_LIVES])
+    for i in range(skip):
+        st[env, L.TIA_SKIP_DRAW] = 1 if i < first_drawn else 0
+        if i < replay_until:
+            adopt = ((adopted >> i) & 1) != 0
+        else:
+            adopt = E.sticky_adopts(mt, threshold, env)
+            if adopt:
+                adopted |= np.int64(1) << i
+            recorded = i + 1
+        reward = np.int32(reward + E.act_adopting(rom, scheme, ram, st, fb, logic, params,
+                                                  inputs, env, row, adopt))
+        elapsed = np.int32(elapsed + 1)
+        if checked and st[env, L.TIA_FRAME_COMPLETE] == 0:
+            exact = False
+            break
+        now = lives_of(logic, params, env)
+        if 0 < now < previous:
+            life_lost = True
+        previous = now
+        over = E.game_over(logic, st, params, env, True)
+        if over or elapsed >= max_frames or (episodic and life_lost):
+            if checked and i < skip - 1:
+                exact = False
+            break
+        if i == skip - 2 and maxpool:
+            grab(st, fb, palette, raw, cfg, env, 1)
+        elif i == skip - 1:
+            grab(st, fb, palette, raw, cfg, env, 0)
+    st[env, L.TIA_SKIP_DRAW] = 0
+    return reward, life_lost, over, elapsed, previous, adopted, recorded, exact
+
+
+@register_jitable
+def save_console(ram, st, logic, saved_st, saved_ram, saved_logic, env):
+    for k in range(st.shape[1]):
+        saved_st[env, k] = st[env, k]
+    for k in range(ram.shape[1]):
+        saved_ram[env, k] = ram[env, k]
+    for k in range(logic.shape[1]):
+        saved_logic[env, k] = logic[env, k]
+
+
+@register_jitable
+def restore_console(ram, st, logic, saved_st, saved_ram, saved_logic, env):
+    for k in range(st.shape[1]):
+        st[env, k] = saved_st[env, k]
+    for k in range(ram.shape[1]):
+        ram[env, k] = saved_ram[env, k]
+    for k in range(logic.shape[1]):
+        logic[env, k] = saved_logic[env, k]
+
+
+@register_jitable
+def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env):
+    skip = frameskip(agent, cfg, env)
+    agent[env, A_LAST_SKIP] = skip
+    agent[env, A_STEPS] += 1
+    row = np.int32(action_rows[actions[env]])
+    if cfg[C_OBS] == OBS_RAM:
+        first_drawn = skip if cfg[C_LAZY] != 0 else 0       # no screen is ever looked at
+        checked = False
+    else:
+        # The last two frames, max-pool or not: they leave both buffers as ALE's.
+        first_drawn = skip - 2
+        checked = cfg[C_LAZY] != 0 and first_drawn >= 2 and skip <= MAX_LAZY_SKIP
+        if not checked:
+            first_drawn = 0
+    if checked:
+        save_console(ram, st, logic, saved_st, saved_ram, saved_logic, env)
+    replay_until = np.int32(0)
+    adopted = np.int64(0)
+    while True:          # at most twice; one call site keeps one copy of the console's frames
+        reward, life_lost, over, elapsed, previous, adopted, recorded, exact = play_step(
+            rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg, palette,
+            raw, env, row, skip, first_drawn, checked, replay_until, adopted)
+        if exact:
+            break
+        restore_console(ram, st, logic, saved_st, saved_ram, saved_logic, env)
+        agent[env, A_REPLAYS] += 1
+        first_drawn = np.int32(0)
+        checked = False
+        replay_until = np.int32(recorded)
+    max_frames = np.int32(cfg[C_MAX_FRAMES])
+    episodic = cfg[C_EPISODIC] != 0
+    agent[env, A_ELAPSED] = elapsed
+    agent[env, A_LIVES] = previous
+    push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+    agent[env, A_EP_RETURN] += reward
+    agent[env, A_EP_LENGTH] += 1
+    if cfg[C_CLIP] != 0:
+        reward = np.int32(1 if reward > 0 else (-1 if reward < 0 else 0))
+    term = over or ((cfg[C_LIFE_INFO] != 0 or episodic) and life_lost)
+    budget = elapsed >= max_frames
+    rewards[env] = reward
+    terminated[env] = term
+    truncated[env] = budget and not term
+    lives[env] = previous
+    ended = over or budget or (episodic and life_lost)
+    agent[env, A_NEEDS_RESET] = 1 if ended else 0
+    agent[env, A_GAME_ENDED] = 1 if ended else 0
+    if ended:
+        agent[env, A_FINAL_RETURN] = agent[env, A_EP_RETURN]
+        agent[env, A_FINAL_LENGTH] = agent[env, A_EP_LENGTH]
+
+
+@register_jitable
+def step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+             action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs, rewards,
+             terminated, truncated, lives, saved_st, saved_ram, saved_logic, env):
+    """One agent step for one console, or (next-step autoreset) nothing but marking the reset
+    that agent_reset_* then runs (A_RESET_NOW)."""
+    autoreset = cfg[C_AUTORESET]
+    if autoreset == AUTORESET_NEXT and agent[env, A_NEEDS_RESET] != 0:
+        agent[env, A_RESET_NOW] = 1
+        agent[env, A_GAME_ENDED] = 0
+        return
+    step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+    same = autoreset == AUTORESET_SAME and agent[env, A_GAME_ENDED] != 0
+    agent[env, A_RESET_NOW] = 1 if same else 0
+
+
+@register_jitable
+def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+              shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd, ys, ya,
+              scratch, obs, rewards, terminated, truncated, lives, env):
+    """OP_RESET: reset the console; OP_AUTORESET: reset it if the step marked it (a same-step
+    reset keeps the step's outputs)."""
+    if op == OP_AUTORESET:
+        if agent[env, A_RESET_NOW] == 0:
+            return
+        outputs = cfg[C_AUTORESET] != AUTORESET_SAME
+    else:
+        outputs = True
+    reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+                  shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
+                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs)
+    if agent[env, A_RNG_SHORT] == 0:
+        agent[env, A_RESET_NOW] = 0
+
+
+# Two entries per target: the step (the console's frames and the observation) and the reset
+# (ALE's reset_game with its mode selection, fire, noops). Kept apart so that neither carries the
+# other's code: the reset is large, and on the GPU a console resetting in the step kernel would
+# hold its whole warp for the reset's 70+ frames.
+
 @njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
-def agent_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, noop_mt,
-              cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-              rewards, terminated, truncated, lives, mask):
-    """Run operation `op` (OP_*) on every console where `mask` is true."""
+def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                   action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                   rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
+                   mask):
+    """One agent step on every console where `mask` is true."""
     for env in prange(st.shape[0]):
         if mask[env]:
-            agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
-                      noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
-                      scratch, obs, rewards, terminated, truncated, lives, env)
+            step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                     action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                     rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
+                     env)
+
+
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                    select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
+                    ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):
+    """OP_RESET or OP_AUTORESET on every console where `mask` is true."""
+    for env in prange(st.shape[0]):
+        if mask[env]:
+            reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa,
+                      yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, env)
 
 
 @cuda.jit
-def agent_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, noop_mt,
-               cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-               rewards, terminated, truncated, lives, mask):
+def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                    action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                    rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
+                    mask):
     env = cuda.grid(1)
     if env < st.shape[0] and mask[env]:
-        agent_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
-                  noop_mt, cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
-                  scratch, obs, rewards, terminated, truncated, lives, env)
+        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+
+
+@cuda.jit
+def agent_reset_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
+                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                  select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
+                  ys, ya, scratch, obs, rewards, terminated, truncated, lives, env)

@@ -101,7 +101,8 @@ cpu_step = make_cpu(console_read, console_write, ALE)
 def run_frame(rom, scheme, ram, st, fb, env):
     """One ALE frame for console `env`."""
     clk = np.int32(st[env, L.CYCLES])
-    if st[env, L.TIA_PARTIAL_FRAME] == 0:
+    fresh = st[env, L.TIA_PARTIAL_FRAME] == 0
+    if fresh:
         cart_frame_start(scheme, st, env, clk)
         tia.start_frame(st, env, clk)
         clk = np.int32(0)
@@ -131,6 +132,11 @@ def run_frame(rom, scheme, ram, st, fb, env):
     st[env, L.CYCLES] = clk
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
+    # Complete: this frame alone drew every pixel of the display window into its buffer, so the
+    # buffer's older content no longer shows (what lets the agent step skip drawing frames).
+    st[env, L.TIA_FRAME_COMPLETE] = 1 if (
+        fresh and st[env, L.TIA_FRAME_ENDED] != 0
+        and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
     if st[env, L.TIA_FRAME_ENDED] != 0:
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline

@@ -159,13 +159,27 @@ def game_over(logic, st, params, env, with_truncation):
 
 
 @register_jitable
-def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
-    """One frame of ALE's act(): two sticky-action draws (players A and B: an RNG output
-    x / 2**32 >= p adopts the new action, i.e. x >= ceil(p * 2**32)), then nothing if the game
-    is over, else one emulated frame and the counters. Returns the frame's reward."""
-    if mt_next(mt, env) >= threshold:
-        st[env, L.ENV_STICKY_ACTION] = row
+def sticky_adopts(mt, threshold, env):
+    """ALE's two sticky-action draws of one act() (players A and B): an RNG output x with
+    x / 2**32 >= p, i.e. x >= ceil(p * 2**32), adopts the new action. True: player A adopts."""
+    adopt = mt_next(mt, env) >= threshold
     mt_next(mt, env)           # player B: ALE draws, and B only ever plays NOOP here
+    return adopt
+
+
+@register_jitable
+def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
+    """One frame of ALE's act(): the sticky-action draws, then nothing if the game is over,
+    else one emulated frame and the counters. Returns the frame's reward."""
+    return act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row,
+                        sticky_adopts(mt, threshold, env))
+
+
+@register_jitable
+def act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row, adopt):
+    """act() with the sticky draw's outcome given (a replayed frame reuses its first draw)."""
+    if adopt:
+        st[env, L.ENV_STICKY_ACTION] = row
     if game_over(logic, st, params, env, True):
         return np.int32(0)
     reward = emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,

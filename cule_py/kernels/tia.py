@@ -254,9 +254,11 @@ def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions."""
     buf = np.int32(st[env, L.TIA_BUFFER])
     x1 = x0 + n
+    skip_draw = st[env, L.TIA_SKIP_DRAW] != 0
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
-        for x in range(x0, x1):
-            fb[env, buf, row, x] = 0
+        if not skip_draw:
+            for x in range(x0, x1):
+                fb[env, buf, row, x] = 0
         return
     colubk = np.int32(st[env, L.TIA_COLUBK])
     grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
@@ -275,6 +277,8 @@ def draw_pixels(st, fb, env, row, x0, n):
     if grp0 == 0 and grp1 == 0 and not m0_on and not m1_on and not bl_on:
         # Background and playfield only (no collisions possible). [Q] ALE's playfield-only case
         # draws score colours even with priority set.
+        if skip_draw:
+            return
         if pf == 0:
             for x in range(x0, x1):
                 fb[env, buf, row, x] = colubk
@@ -318,6 +322,10 @@ def draw_pixels(st, fb, env, row, x0, n):
     colours = (np.int64(colubk) | (np.int64(st[env, L.TIA_COLUPF]) << 8)
                | (np.int64(st[env, L.TIA_COLUP0]) << 16) | (np.int64(st[env, L.TIA_COLUP1]) << 24))
     collision = np.int32(st[env, L.TIA_COLLISION])
+    if skip_draw:
+        collisions_only(collision, st, env, pf, pf_base, grp0, grp1, p0_base, p1_base, m0_base,
+                        m1_base, bl_base, m0_on, m1_on, bl_on, x0, x1)
+        return
     for x in range(x0, x1):
         on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
                       | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
@@ -332,6 +340,28 @@ def draw_pixels(st, fb, env, row, x0, n):
             # this loop with gathers, which are slower than scalar loads for these short spans.
             break
         fb[env, buf, row, x] = (colours >> shift) & 0xFF
+    st[env, L.TIA_COLLISION] = collision
+
+
+@register_jitable
+def collisions_only(collision, st, env, pf, pf_base, grp0, grp1, p0_base, p1_base, m0_base,
+                    m1_base, bl_base, m0_on, m1_on, bl_on, x0, x1):
+    """draw_pixels' collision latching without the pixels (a frame nobody looks at). Nothing to
+    do when every pair the enabled objects could form has already collided this frame."""
+    enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
+                       | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
+                       | (M1 if m1_on else 0) | (BL if bl_on else 0))
+    possible = np.int32(COLLISIONS[enabled])
+    if collision & possible == possible:
+        return
+    for x in range(x0, x1):
+        on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
+                      | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
+                      | ((((np.int32(PLAYER_MASKS[p1_base + x]) & grp1) + 0xFF) >> 8) << 1)
+                      | (np.int32(MISSILE_MASKS[m0_base + x]) << 2)
+                      | (np.int32(MISSILE_MASKS[m1_base + x]) << 3)
+                      | (np.int32(BALL_MASKS[bl_base + x]) << 4))
+        collision = np.int32(collision | COLLISIONS[on])
     st[env, L.TIA_COLLISION] = collision
 
 
@@ -392,10 +422,11 @@ def update_frame(st, fb, env, target):
         if st[env, L.TIA_HMOVE_BLANK] != 0 and from_start < HBLANK + 8:
             # The comb: zeros from where this segment's pixels began; longer if the segment ended
             # inside horizontal blank (later segments redraw those pixels).
-            first = max(from_start - HBLANK, 0)
-            buf = np.int32(st[env, L.TIA_BUFFER])
-            for x in range(first, min(first + HBLANK + 8 - from_start, 160)):
-                fb[env, buf, row, x] = 0
+            if st[env, L.TIA_SKIP_DRAW] == 0:
+                first = max(from_start - HBLANK, 0)
+                buf = np.int32(st[env, L.TIA_BUFFER])
+                for x in range(first, min(first + HBLANK + 8 - from_start, 160)):
+                    fb[env, buf, row, x] = 0
             if n + from_start >= HBLANK + 8:
                 st[env, L.TIA_HMOVE_BLANK] = 0
         if to_end == LINE:
@@ -454,6 +485,8 @@ def start_frame(st, env, cycles):
 @register_jitable
 def grey_out_frame(st, fb, env):
     """A partial frame: dim the current buffer from the scanline reached to the bottom."""
+    if st[env, L.TIA_SKIP_DRAW] != 0:
+        return
     ystart = np.int32(st[env, L.TIA_YSTART])
     height = np.int32(st[env, L.TIA_HEIGHT])
     buf = np.int32(st[env, L.TIA_BUFFER])
