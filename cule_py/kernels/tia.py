@@ -214,6 +214,19 @@ BALL_NONE = 4 * MASK_SPAN
 PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
 
 
+@register_jitable
+def player_mask(k):
+    """PLAYER_MASKS[k]. One read site: numba-cuda gives every site that names a module-level
+    array its own copy in constant memory (64 KiB in all), so both players read through here."""
+    return np.int32(PLAYER_MASKS[k])
+
+
+@register_jitable
+def missile_mask(k):
+    """MISSILE_MASKS[k], read at one site (see player_mask)."""
+    return np.int32(MISSILE_MASKS[k])
+
+
 def _colour_shifts():
     """Priority encoder: [prio_mode * 128 + on * 2 + (x >= 80)] -> 8 * colour register index,
     0 COLUBK, 1 COLUPF, 2 COLUP0, 3 COLUP1; prio_mode 0 plain, 1 score, 2 priority (score
@@ -323,45 +336,31 @@ def draw_pixels(st, fb, env, row, x0, n):
                | (np.int64(st[env, L.TIA_COLUP0]) << 16) | (np.int64(st[env, L.TIA_COLUP1]) << 24))
     collision = np.int32(st[env, L.TIA_COLLISION])
     if skip_draw:
-        collisions_only(collision, st, env, pf, pf_base, grp0, grp1, p0_base, p1_base, m0_base,
-                        m1_base, bl_base, m0_on, m1_on, bl_on, x0, x1)
-        return
+        # Only the collision latches: nothing to do once every pair the enabled objects could
+        # form has collided this frame. (The loop below serves both cases: on CUDA each function
+        # that reads a table gets its own copy of it in the 64 KiB of constant memory.)
+        enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
+                           | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
+                           | (M1 if m1_on else 0) | (BL if bl_on else 0))
+        possible = np.int32(COLLISIONS[enabled])
+        if collision & possible == possible:
+            return
     for x in range(x0, x1):
         on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
-                      | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
-                      | ((((np.int32(PLAYER_MASKS[p1_base + x]) & grp1) + 0xFF) >> 8) << 1)
-                      | (np.int32(MISSILE_MASKS[m0_base + x]) << 2)
-                      | (np.int32(MISSILE_MASKS[m1_base + x]) << 3)
+                      | (((player_mask(p0_base + x) & grp0) + 0xFF) >> 8)
+                      | ((((player_mask(p1_base + x) & grp1) + 0xFF) >> 8) << 1)
+                      | (missile_mask(m0_base + x) << 2)
+                      | (missile_mask(m1_base + x) << 3)
                       | (np.int32(BALL_MASKS[bl_base + x]) << 4))
         collision = np.int32(collision | COLLISIONS[on])
+        if skip_draw:
+            continue
         shift = np.int32(COLOUR_SHIFTS[sel_base + on * 2 + (1 if x >= 80 else 0)])
         if shift > 24:
             # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from vectorizing
             # this loop with gathers, which are slower than scalar loads for these short spans.
             break
         fb[env, buf, row, x] = (colours >> shift) & 0xFF
-    st[env, L.TIA_COLLISION] = collision
-
-
-@register_jitable
-def collisions_only(collision, st, env, pf, pf_base, grp0, grp1, p0_base, p1_base, m0_base,
-                    m1_base, bl_base, m0_on, m1_on, bl_on, x0, x1):
-    """draw_pixels' collision latching without the pixels (a frame nobody looks at). Nothing to
-    do when every pair the enabled objects could form has already collided this frame."""
-    enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
-                       | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
-                       | (M1 if m1_on else 0) | (BL if bl_on else 0))
-    possible = np.int32(COLLISIONS[enabled])
-    if collision & possible == possible:
-        return
-    for x in range(x0, x1):
-        on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
-                      | (((np.int32(PLAYER_MASKS[p0_base + x]) & grp0) + 0xFF) >> 8)
-                      | ((((np.int32(PLAYER_MASKS[p1_base + x]) & grp1) + 0xFF) >> 8) << 1)
-                      | (np.int32(MISSILE_MASKS[m0_base + x]) << 2)
-                      | (np.int32(MISSILE_MASKS[m1_base + x]) << 3)
-                      | (np.int32(BALL_MASKS[bl_base + x]) << 4))
-        collision = np.int32(collision | COLLISIONS[on])
     st[env, L.TIA_COLLISION] = collision
 
 
