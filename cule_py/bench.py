@@ -227,7 +227,7 @@ def main(argv=None) -> None:
               f"{args.envs_per_core} consoles per core; median of 3")
         if _gpu_present():
             print("a GPU is present, but the CUDA backend of AtariEmulator is not built yet")
-        print(f"| game | where | consoles | cule_py fps | ale-py fps | ratio |")
+        print("| game | where | consoles | cule_py fps | ale-py fps | ratio |")
         print("|---|---|---|---|---|---|")
         for r in emulator_benchmark(games, frames, args.envs_per_core,
                                     repeats=1 if args.quick else 3):

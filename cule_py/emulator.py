@@ -137,7 +137,7 @@ class AtariEmulator:
     # -- observations -----------------------------------------------------------------------------
     def ram(self) -> np.ndarray:
         """(num_envs, 128) uint8: the RIOT RAM, ALE's getRAM."""
-        return self._batch.ram[:, :128].copy()
+        return self._batch.ram.copy()
 
     def screen(self) -> np.ndarray:
         """(num_envs, height, 160) uint8 palette indices, ALE's getScreen."""

@@ -282,7 +282,7 @@ class AtariVectorEnv:
 
     def _info(self, stats=None) -> dict:
         st = self._batch.state
-        lives = self._batch.flags()[0]
+        lives = self._lives.copy()        # the kernels keep it current: no second pass
         info = {"env_id": np.arange(self.num_envs, dtype=np.int32), "lives": lives,
                 "frame_number": st[:, L.ENV_FRAME_NUMBER].astype(np.int32),
                 "episode_frame_number": st[:, L.ENV_EPISODE_FRAME].astype(np.int32)}

@@ -19,6 +19,29 @@ from pathlib import Path
 import ale_py
 from ale_py import roms
 
+def make_ale(path, seed: int, sticky: float = 0.0, max_frames: int = 0, mode=None,
+             difficulty=None) -> ale_py.ALEInterface:
+    """An ALEInterface as the comparisons use it: quiet, random_seed `seed`, the sticky
+    probability and frame budget set before loadROM, then setMode / setDifficulty if given."""
+    ale = ale_py.ALEInterface()
+    ale.setLoggerMode(ale_py.LoggerMode.Error)
+    ale.setFloat("repeat_action_probability", sticky)
+    ale.setInt("random_seed", seed)
+    ale.setInt("max_num_frames_per_episode", max_frames)
+    ale.loadROM(str(path))
+    if mode is not None:
+        ale.setMode(mode)
+    if difficulty is not None:
+        ale.setDifficulty(difficulty)
+    return ale
+
+
+def ales_for(emulator, sticky: float, max_frames: int = 0, mode=None, difficulty=None):
+    """One ALEInterface per console of an AtariEmulator: console i's twin has seed + i."""
+    return [make_ale(emulator._batch.rom.path, emulator.seed + i, sticky, max_frames, mode,
+                     difficulty) for i in range(emulator.num_envs)]
+
+
 # ALEInterface.loadROM calls exit(1) on these; isSupportedROM (which does not) confirms it.
 MULTIPLAYER = frozenset({"combat", "joust", "maze_craze", "warlords"})
 

@@ -14,7 +14,9 @@ different times, each against its own ALE.
 import numpy as np
 import pytest
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
+
+import ale_oracle  # noqa: E402
 
 from cule_py import games, modes  # noqa: E402
 from cule_py.console import ConsoleBatch  # noqa: E402
@@ -28,16 +30,7 @@ ENV_SEED = 4321
 
 
 def ale_for(path, mode=None, difficulty=None, env_seed=ENV_SEED):
-    ale = ale_py.ALEInterface()
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("random_seed", env_seed)
-    ale.loadROM(str(path))
-    if mode is not None:
-        ale.setMode(mode)
-    if difficulty is not None:
-        ale.setDifficulty(difficulty)
-    return ale
+    return ale_oracle.make_ale(path, env_seed, mode=mode, difficulty=difficulty)
 
 
 def check(consoles, ales, where):

@@ -91,6 +91,18 @@ CHILD = textwrap.dedent("""
 """)
 
 
+def _run_simulated(child: str, inputs, outputs, timeout: int = 900) -> str:
+    """Run `child` (Python source) with NUMBA_ENABLE_CUDASIM=1 on the npz `inputs`, writing
+    `outputs`; returns its stdout."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", child, str(inputs), str(outputs)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout.strip()
+
+
 def _initial_state():
     rng = np.random.default_rng(20261122)
     machines = PROGRAM_MACHINES + RANDOM_MACHINES
@@ -123,12 +135,7 @@ def simulator_results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cudasim")
     np.savez(tmp / "in.npz", memory=memory, registers=registers, halted=halted,
              steps=np.array(STEPS))
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(tmp / "in.npz"), str(tmp / "out.npz")],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
+    _run_simulated(CHILD, tmp / "in.npz", tmp / "out.npz", timeout=600)
     return (memory, registers, halted), dict(np.load(tmp / "out.npz"))
 
 
@@ -177,7 +184,7 @@ CONSOLE_CHILD = textwrap.dedent("""
 
 def test_simulated_console_kernel_matches_cpu(tmp_path):
     from cule_py.console import ConsoleBatch
-    from cule_py.kernels import console as K
+    from cule_py.kernels import environment as env_kernel
 
     consoles = ConsoleBatch(CONSOLE_GAME, 2)
     actions = [int(a) for a in consoles.game.minimal_actions]
@@ -187,16 +194,13 @@ def test_simulated_console_kernel_matches_cpu(tmp_path):
     ram, st, fb = consoles.ram.copy(), consoles.state.copy(), consoles.frame_buffers.copy()
     np.savez(tmp_path / "in.npz", rom=rom, scheme=scheme, ram=ram, st=st, fb=fb,
              frames=CONSOLE_FRAMES)
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", CONSOLE_CHILD, str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")], env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
-    print(proc.stdout.strip())
+    print(_run_simulated(CONSOLE_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
     sim = dict(np.load(tmp_path / "out.npz"))
-    K.run_frames(rom, scheme, ram, st, fb, CONSOLE_FRAMES, np.ones(2, np.bool_))
+    # The CPU side: the same frames through the environment kernel (its OP_FRAMES runs the
+    # frames with the inputs as they are, as run_frames_cuda does).
+    consoles._drive(env_kernel.OP_FRAMES, consoles._all, consoles.difficulty,
+                    frames=CONSOLE_FRAMES)
+    ram, st, fb = consoles.ram, consoles.state, consoles.frame_buffers
     assert not np.array_equal(ram[0], ram[1])           # the two consoles differ: a real batch
     np.testing.assert_array_equal(sim["st"], st)
     np.testing.assert_array_equal(sim["ram"], ram)
@@ -244,15 +248,7 @@ def test_simulated_agent_step_kernel_matches_cpu(tmp_path):
     args = env._step_args(env._all)
     np.savez(tmp_path / "in.npz", count=len(args), steps=AGENT_STEPS,
              **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
-    child_env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-    source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
-    child_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (source_root, child_env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", AGENT_CHILD, str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")], env=child_env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
-    print(proc.stdout.strip())
+    print(_run_simulated(AGENT_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
     sim = dict(np.load(tmp_path / "out.npz"))
     before = env._batch.frame_buffers.copy()
     for _ in range(AGENT_STEPS):

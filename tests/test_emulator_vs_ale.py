@@ -15,7 +15,9 @@ and reset at game over and at random times; half the games run with sticky actio
 import numpy as np
 import pytest
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
+
+import ale_oracle  # noqa: E402
 
 from cule_py import AtariEmulator  # noqa: E402
 
@@ -28,20 +30,7 @@ SEED = 1000
 
 
 def make_ales(emulator, p, max_frames=0, mode=None, difficulty=None):
-    ales = []
-    for i in range(emulator.num_envs):
-        ale = ale_py.ALEInterface()
-        ale.setLoggerMode(ale_py.LoggerMode.Error)
-        ale.setFloat("repeat_action_probability", p)
-        ale.setInt("random_seed", emulator.seed + i)
-        ale.setInt("max_num_frames_per_episode", max_frames)
-        ale.loadROM(str(emulator._batch.rom.path))
-        if mode is not None:
-            ale.setMode(mode)
-        if difficulty is not None:
-            ale.setDifficulty(difficulty)
-        ales.append(ale)
-    return ales
+    return ale_oracle.ales_for(emulator, p, max_frames, mode, difficulty)
 
 
 def check(emulator, ales, where, rewards=None, ale_rewards=None):

@@ -11,7 +11,9 @@ until a reward and a game over against ALE, with that RAM taken from ALE's own s
 import numpy as np
 import pytest
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
+
+import ale_oracle  # noqa: E402
 
 from cule_py import AtariEmulator, games  # noqa: E402
 
@@ -24,12 +26,7 @@ FRAMES = 8
 
 
 def _ale(path, seed=SEED, sticky=STICKY):
-    ale = ale_py.ALEInterface()
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
-    ale.setFloat("repeat_action_probability", sticky)
-    ale.setInt("random_seed", seed)
-    ale.loadROM(str(path))
-    return ale
+    return ale_oracle.make_ale(path, seed, sticky)
 
 
 def _check(emulator, ale, where, reward=None, ale_reward=None):

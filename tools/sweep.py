@@ -24,33 +24,19 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import ale_py  # noqa: E402
 
 from cule_py import AtariEmulator, games  # noqa: E402
 from cule_py.kernels import cart, game_logic  # noqa: E402
+from ale_oracle import ales_for  # noqa: E402  (tests/: the ALE twins the tests compare with)
 
 RESET_CHANCE = 0.002          # per console and frame: reset from mid-game states too
 
 
 def runs_here(game) -> bool:
     return game.scheme in cart.SCHEME_IDS and game.rom_id in game_logic.IMPLEMENTED
-
-
-def make_ales(emulator, p, mode, difficulty):
-    ales = []
-    for i in range(emulator.num_envs):
-        ale = ale_py.ALEInterface()
-        ale.setLoggerMode(ale_py.LoggerMode.Error)
-        ale.setFloat("repeat_action_probability", p)
-        ale.setInt("random_seed", emulator.seed + i)
-        ale.loadROM(str(emulator._batch.rom.path))
-        if mode is not None:
-            ale.setMode(mode)
-        if difficulty is not None:
-            ale.setDifficulty(difficulty)
-        ales.append(ale)
-    return ales
 
 
 def difference(emulator, ales, rewards=None, ale_rewards=None):
@@ -86,7 +72,7 @@ def run(game, mode, difficulty, frames, consoles, sticky, seed):
     start = time.perf_counter()
     emulator = AtariEmulator(game.rom_id, consoles, seed=seed, repeat_action_probability=sticky,
                              mode=mode, difficulty=difficulty)
-    ales = make_ales(emulator, sticky, mode, difficulty)
+    ales = ales_for(emulator, sticky, mode=mode, difficulty=difficulty)
     diff = difference(emulator, ales)
     if diff:
         return "after loadROM: " + diff, 0, 0, 0, time.perf_counter() - start

@@ -45,7 +45,6 @@ from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
 from . import environment as E
-from . import game_logic as logic_
 from . import layout as L
 from .mt19937 import mt_next
 
@@ -140,14 +139,6 @@ def frameskip(agent, cfg, env):
     x = _mix32((np.int64(agent[env, A_SKIP_SEED]) & 0xFFFFFFFF)
                ^ _mix32(np.int64(agent[env, A_STEPS]) & 0xFFFFFFFF))
     return np.int32(lo + ((x * span) >> 32))
-
-
-@register_jitable
-def lives_of(logic, params, env):
-    gid = params[E.P_GAME_ID]
-    if gid < 0:
-        return np.int32(0)
-    return np.int32(logic_.lives(gid, env, logic))
 
 
 @register_jitable
@@ -262,8 +253,9 @@ def rng_room(ram, st, rng, env):
 @register_jitable
 def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
-    """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0) and counters;
-    outputs: also the step outputs of a reset (reward 0, not terminated or truncated)."""
+    """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0), counters and
+    lives (`lives` always holds every console's current lives); outputs: also the step outputs
+    of a reset (reward 0, not terminated or truncated)."""
     stack = np.int32(cfg[C_STACK])
     for slot in range(stack):
         for k in range(obs.shape[2]):
@@ -273,17 +265,17 @@ def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scra
         clear_raw(raw, cfg, env, 1)
     push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
     agent[env, A_ELAPSED] = 0
-    agent[env, A_LIVES] = lives_of(logic, params, env)
+    agent[env, A_LIVES] = E.lives_of(logic, params, env)
     agent[env, A_NEEDS_RESET] = 0
     agent[env, A_REGAME] = 0
     agent[env, A_NOOPS_LEFT] = 0
     agent[env, A_EP_RETURN] = 0
     agent[env, A_EP_LENGTH] = 0
+    lives[env] = agent[env, A_LIVES]
     if outputs:
         rewards[env] = 0
         terminated[env] = False
         truncated[env] = False
-        lives[env] = agent[env, A_LIVES]
 
 
 @register_jitable
@@ -294,28 +286,29 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
     the system-RNG table; if that is too short it stops with A_RNG_SHORT = 1, in a state this
     function resumes from once the host has grown the table (A_REGAME: a noop frame's reset_game
     is still due; A_NOOPS_LEFT: the noops after it)."""
-    if not rng_room(ram, st, rng, env):
-        agent[env, A_RNG_SHORT] = 1
-        return
-    agent[env, A_RNG_SHORT] = 0
-    E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-                 shown, starting, env)
-    if agent[env, A_REGAME] == 0:
-        fire = cfg[C_FIRE] != 0
-        if fire:
-            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, FIRE_ROW)
-        agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
-    agent[env, A_REGAME] = 0
-    while agent[env, A_NOOPS_LEFT] > 0:
-        E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
-        agent[env, A_NOOPS_LEFT] -= 1
-        if E.game_over(logic, st, params, env, True):
-            if not rng_room(ram, st, rng, env):
-                agent[env, A_REGAME] = 1
-                agent[env, A_RNG_SHORT] = 1
-                return
-            E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                         select, shown, starting, env)
+    while True:          # once, plus once per game over among the noops: one reset_game site
+        if not rng_room(ram, st, rng, env):
+            agent[env, A_RNG_SHORT] = 1
+            return
+        agent[env, A_RNG_SHORT] = 0
+        E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                     select, shown, starting, env)
+        if agent[env, A_REGAME] == 0:
+            fire = cfg[C_FIRE] != 0
+            if fire:
+                E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                      FIRE_ROW)
+            agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (
+                1 if fire else 0)
+        agent[env, A_REGAME] = 0
+        while agent[env, A_NOOPS_LEFT] > 0:
+            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
+            agent[env, A_NOOPS_LEFT] -= 1
+            if E.game_over(logic, st, params, env, True):
+                agent[env, A_REGAME] = 1          # reset_game again, then the remaining noops
+                break
+        if agent[env, A_REGAME] == 0:
+            break
     finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs)
 
@@ -353,7 +346,7 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
         if checked and st[env, L.TIA_FRAME_COMPLETE] == 0:
             exact = False
             break
-        now = lives_of(logic, params, env)
+        now = E.lives_of(logic, params, env)
         if 0 < now < previous:
             life_lost = True
         previous = now
@@ -371,23 +364,15 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
 
 
 @register_jitable
-def save_console(ram, st, logic, saved_st, saved_ram, saved_logic, env):
+def copy_console(st, ram, logic, to_st, to_ram, to_logic, env):
+    """Console `env`'s state row, RAM and game-logic row into the other three arrays (the step's
+    snapshot one way, its restore the other)."""
     for k in range(st.shape[1]):
-        saved_st[env, k] = st[env, k]
+        to_st[env, k] = st[env, k]
     for k in range(ram.shape[1]):
-        saved_ram[env, k] = ram[env, k]
+        to_ram[env, k] = ram[env, k]
     for k in range(logic.shape[1]):
-        saved_logic[env, k] = logic[env, k]
-
-
-@register_jitable
-def restore_console(ram, st, logic, saved_st, saved_ram, saved_logic, env):
-    for k in range(st.shape[1]):
-        st[env, k] = saved_st[env, k]
-    for k in range(ram.shape[1]):
-        ram[env, k] = saved_ram[env, k]
-    for k in range(logic.shape[1]):
-        logic[env, k] = saved_logic[env, k]
+        to_logic[env, k] = logic[env, k]
 
 
 @register_jitable
@@ -408,7 +393,7 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
         if not checked:
             first_drawn = 0
     if checked:
-        save_console(ram, st, logic, saved_st, saved_ram, saved_logic, env)
+        copy_console(st, ram, logic, saved_st, saved_ram, saved_logic, env)
     replay_until = np.int32(0)
     adopted = np.int64(0)
     while True:          # at most twice; one call site keeps one copy of the console's frames
@@ -417,7 +402,7 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
             raw, env, row, skip, first_drawn, checked, replay_until, adopted)
         if exact:
             break
-        restore_console(ram, st, logic, saved_st, saved_ram, saved_logic, env)
+        copy_console(saved_st, saved_ram, saved_logic, st, ram, logic, env)
         agent[env, A_REPLAYS] += 1
         first_drawn = np.int32(0)
         checked = False

@@ -10,10 +10,9 @@ the frame or grey out the partial one (spec 1.6).
 """
 
 import numpy as np
-from numba import cuda, njit, prange
+from numba import cuda
 from numba.extending import register_jitable
 
-from .._jit_cache import CACHE_ENABLED
 from . import layout as L
 from . import riot, tia
 from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
@@ -49,7 +48,7 @@ def riot_io_write(st, env, addr, value, clk):
 # The CPU's bus. ROM and RAM, the accesses of nearly every instruction, are decoded inline at each
 # of the core's access sites; the TIA and the RIOT ports/timer sit behind one out-of-line call each
 # way (`device_read` / `device_write`), so the big TIA code exists once in the machine code.
-# (CPU target: the entry points force inlining, these two opt out; see _INLINE below.)
+# (CPU target: the entry points force inlining, these two opt out; see the entry points.)
 
 @register_jitable(forceinline=False)
 def device_read(st, fb, env, addr, clk, data_bus):
@@ -166,37 +165,17 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     st[env, L.CPU_PC] = lo | (hi << 8)
 
 
-# CPU entry points. prange even for one console (parallel lowering lets LLVM assume no aliasing).
-# `_nrt=False`: nothing here allocates, and without the runtime numba emits no reference counting
-# (two atomic operations per array per call otherwise). `forceinline=True` is inherited by every
-# helper that does not set it: the CPU core and the ROM/RAM bus inline into one loop; only
-# `device_read`/`device_write` (and what they call) stay out of line. CUDA ignores both.
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
-def reset_consoles(rom, scheme, ram, st, fb, rng, mask):
-    for env in prange(st.shape[0]):
-        if mask[env]:
-            system_reset(rom, scheme, ram, st, fb, rng, env)
-
-
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
-def run_frames(rom, scheme, ram, st, fb, frames, mask):
-    for env in prange(st.shape[0]):
-        if mask[env]:
-            for _ in range(frames):
-                run_frame(rom, scheme, ram, st, fb, env)
-
+# The CPU entry points that run the console are environment.drive and agent_step.agent_*_cpu:
+# njit(parallel=True) with prange even for one console (parallel lowering lets LLVM assume no
+# aliasing); `_nrt=False`, since nothing allocates and without the runtime numba emits no
+# reference counting (two atomic operations per array per call otherwise); `forceinline=True`,
+# inherited by every helper that does not set it, so the CPU core and the ROM/RAM bus inline into
+# one loop and only `device_read`/`device_write` (and what they call) stay out of line.
 
 # CUDA entry points: one console per thread, the same register_jitable code. The state arrays may
 # be passed in any layout; the GPU backend allocates them field-major ((fields, consoles) and
 # (128, consoles) in memory) and passes the transposed views, so that a warp's accesses to one
 # field of `st` or one RAM byte coalesce (DESIGN.md, "State").
-@cuda.jit
-def reset_consoles_cuda(rom, scheme, ram, st, fb, rng, mask):
-    env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
-        system_reset(rom, scheme, ram, st, fb, rng, env)
-
-
 @cuda.jit
 def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
     env = cuda.grid(1)

@@ -168,6 +168,15 @@ def sticky_adopts(mt, threshold, env):
 
 
 @register_jitable
+def lives_of(logic, params, env):
+    """RomSettings::lives() (0 for an unknown ROM, which has no logic)."""
+    gid = params[P_GAME_ID]
+    if gid < 0:
+        return np.int32(0)
+    return np.int32(logic_.lives(gid, env, logic))
+
+
+@register_jitable
 def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
     """One frame of ALE's act(): the sticky-action draws, then nothing if the game is over,
     else one emulated frame and the counters. Returns the frame's reward."""
@@ -361,13 +370,8 @@ def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rn
 def lives_and_flags(logic, st, params, lives, terminal, truncated):
     """RomSettings::lives(), isTerminal() and the truncation flag of every console."""
     for env in range(st.shape[0]):
-        gid = params[P_GAME_ID]
-        if gid >= 0:
-            lives[env] = logic_.lives(gid, env, logic)
-            terminal[env] = logic_.is_terminal(env, logic)
-        else:
-            lives[env] = 0
-            terminal[env] = False
+        lives[env] = lives_of(logic, params, env)
+        terminal[env] = game_over(logic, st, params, env, False)
         truncated[env] = params[P_MAX_FRAMES] > 0 and \
             st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
 

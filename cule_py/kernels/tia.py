@@ -160,27 +160,6 @@ def rebuild_ball_mask(st, env):
 
 # ---- rendering ---------------------------------------------------------------------------------
 
-@register_jitable
-def enabled_objects(st, env):
-    on = 0
-    if st[env, L.TIA_CUR_GRP0] != 0:
-        on |= P0
-    if st[env, L.TIA_CUR_GRP1] != 0:
-        on |= P1
-    if st[env, L.TIA_ENAM0] != 0 and st[env, L.TIA_RESMP0] == 0:
-        on |= M0
-    if st[env, L.TIA_ENAM1] != 0 and st[env, L.TIA_RESMP1] == 0:
-        on |= M1
-    if st[env, L.TIA_VDELBL] != 0:
-        if st[env, L.TIA_DENABL] != 0:
-            on |= BL
-    elif st[env, L.TIA_ENABL] != 0:
-        on |= BL
-    if st[env, L.TIA_PF] != 0:
-        on |= PF
-    return on
-
-
 # ---- precomputed object masks (module-level numpy arrays are constants in compiled code) --------
 #
 # Each table row covers 320 entries for the distance (x - pos) + 160, so a pixel's entry is
