@@ -66,9 +66,11 @@ def power_on(state, mask, scheme: int) -> None:
 
 
 # Compile size: the CPU core inlines the bus at every memory access of every opcode, so only the
-# 2K/4K read is inline; the bank-switching schemes sit behind one out-of-line function each way
-# (`banked_read`, `cart_write`), always called with the same argument types. Inlining the whole
-# dispatcher made the console's cold compile about 5x longer.
+# 2K/4K read and the 4K-bank family's plain ROM read are inline; the rest of the bank-switching
+# schemes sits behind one out-of-line function each way (`banked_read`, `banked_write`), always
+# called with the same argument types. Inlining the whole dispatcher made the console's cold
+# compile about 5x longer. The scheme modules' helpers are forceinline=True so that they inline
+# into those two instead of inheriting forceinline=False (docs/developer.md, "Out-of-line calls").
 
 @register_jitable
 def cart_read(rom, scheme, ram, st, env, addr, clk):
@@ -76,6 +78,13 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
         if scheme == SCHEME_2K:
             return np.int32(rom[addr & 0x07FF])
         return np.int32(rom[addr & 0x0FFF])
+    if scheme <= SCHEME_FASC:
+        # The 4K-bank family outside its RAM ports and hotspots (the top 12 bytes cover every
+        # member's): a plain read of the current bank, inline.
+        a = np.int32(addr & 0x0FFF)
+        ram_ports = np.int32(((scheme & 1) << 8) | (0x200 if scheme == SCHEME_FASC else 0))
+        if a >= ram_ports and a < 0x0FF4:
+            return np.int32(rom[(np.int32(st[env, L.CART_BANK]) << 12) | a])
     return banked_read(rom, scheme, ram, st, env, np.int32(addr), np.int64(clk))
 
 

@@ -14,7 +14,7 @@ from numba.extending import register_jitable
 from . import layout as L
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, st, env, addr):
     a = np.int32(addr & 0x0FFF)
     if a < 0x0800:
@@ -22,7 +22,7 @@ def read(rom, st, env, addr):
     return np.int32(rom[rom.shape[0] - 0x0800 + (a & 0x07FF)])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def tia_read(rom, st, env, addr):
     """A CPU read in the TIA's space: -1 (the TIA answers) except on the cartridge's page."""
     if (addr & 0x1FC0) == 0:
@@ -30,7 +30,7 @@ def tia_read(rom, st, env, addr):
     return np.int32(-1)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def tia_write(rom, st, env, addr, value):
     """A CPU write that went to the TIA: $00-$3F also switches the bank."""
     if (addr & 0x1FC0) == 0:

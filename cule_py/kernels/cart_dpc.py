@@ -32,14 +32,14 @@ _LOW_BITS = 30
 _AMPLITUDE = np.array([0x00, 0x04, 0x05, 0x09, 0x06, 0x0A, 0x0B, 0x0F], np.int32)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _clock_random(st, env):
     r = np.int32(st[env, L.DPC_RANDOM])
     parity = ((r >> 7) ^ (r >> 5) ^ (r >> 4) ^ (r >> 3)) & 1
     st[env, L.DPC_RANDOM] = np.int32(((r << 1) | (parity ^ 1)) & 0xFF)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _update_music(st, env, clk):
     """Advance the music-mode fetchers by the 15,750 Hz clocks elapsed since the last update."""
     delta = np.int32(clk - np.int32(st[env, L.DPC_CYCLES]))
@@ -71,7 +71,7 @@ def _update_music(st, env, clk):
             st[env, L.DPC_COUNTER0 + i] = np.int32((counter & 0x0700) | low)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _read_register(rom, st, env, a, clk):
     i = np.int32(a & 7)
     function = np.int32((a >> 3) & 7)
@@ -102,7 +102,7 @@ def _read_register(rom, st, env, a, clk):
     return result
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _write_register(st, env, a, value):
     i = np.int32(a & 7)
     function = np.int32((a >> 3) & 7)
@@ -127,7 +127,7 @@ def _write_register(st, env, a, value):
         st[env, L.DPC_RANDOM] = 1
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, st, env, addr, clk):
     a = np.int32(addr & 0x0FFF)
     if a >= 0x0080 and a < 0x0FC0:
@@ -142,7 +142,7 @@ def read(rom, st, env, addr, clk):
     return np.int32(rom[(np.int32(st[env, L.CART_BANK]) << 12) | a])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write(st, env, addr, value):
     a = np.int32(addr & 0x0FFF)
     _clock_random(st, env)
@@ -154,7 +154,7 @@ def write(st, env, addr, value):
         st[env, L.CART_BANK] = 1
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset(st, env):
     """System reset: bank 1 and the music clock restarted at cycle 0; the fetchers and the random
     number generator keep their values."""
@@ -164,7 +164,7 @@ def reset(st, env):
     st[env, L.DPC_FRAC_HI] = 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def frame_start(st, env, cycles):
     """The system cycle counter returns to 0: rebase the music clock's stamp."""
     st[env, L.DPC_CYCLES] = np.int32(np.int32(st[env, L.DPC_CYCLES]) - cycles)

@@ -12,7 +12,7 @@ from numba.extending import register_jitable
 from . import layout as L
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _hotspot(st, env, a):
     if a >= 0x0FE0 and a < 0x0FF8:
         segment = (a - 0x0FE0) >> 3
@@ -24,7 +24,7 @@ def _hotspot(st, env, a):
             st[env, L.CART_BANK2] = a & 7
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, st, env, addr):
     a = np.int32(addr & 0x0FFF)
     _hotspot(st, env, a)
@@ -40,12 +40,12 @@ def read(rom, st, env, addr):
     return np.int32(rom[(slice_ << 10) | (a & 0x03FF)])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write(st, env, addr):
     _hotspot(st, env, np.int32(addr & 0x0FFF))
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset(st, env):
     st[env, L.CART_BANK] = 4
     st[env, L.CART_BANK1] = 5

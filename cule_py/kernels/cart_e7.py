@@ -23,7 +23,7 @@ RAM_BYTES = 2048
 _SMALL_BANKS = RIOT_RAM + 1024      # column of the first 256-byte bank
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _hotspot(st, env, a):
     if a >= 0x0FE0 and a < 0x0FEC:
         if a < 0x0FE8:
@@ -32,7 +32,7 @@ def _hotspot(st, env, a):
             st[env, L.CART_BANK1] = a & 3
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, ram, st, env, addr):
     a = np.int32(addr & 0x0FFF)
     _hotspot(st, env, a)
@@ -49,7 +49,7 @@ def read(rom, ram, st, env, addr):
     return np.int32(rom[0x3800 | (a & 0x07FF)])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write(ram, st, env, addr, value):
     a = np.int32(addr & 0x0FFF)
     _hotspot(st, env, a)
@@ -60,7 +60,7 @@ def write(ram, st, env, addr, value):
         ram[env, _SMALL_BANKS + (np.int32(st[env, L.CART_BANK1]) << 8) + (a & 0xFF)] = value
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset(ram, st, env, rng):
     st[env, L.CART_BANK] = 0
     st[env, L.CART_BANK1] = 0

@@ -10,6 +10,6 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, addr):
     return np.int32(rom[(addr & 0x0FFF) | ((~addr & 0x2000) >> 1)])

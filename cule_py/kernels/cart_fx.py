@@ -23,7 +23,7 @@ from . import layout as L
 RIOT_RAM = 128      # cartridge RAM starts at this column of the console's `ram` row
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, ram, st, env, addr, hot, banks, size):
     a = np.int32(addr & 0x0FFF)
     if a >= hot:
@@ -34,7 +34,7 @@ def read(rom, ram, st, env, addr, hot, banks, size):
     return np.int32(rom[(np.int32(st[env, L.CART_BANK]) << 12) | a])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write(ram, st, env, addr, value, hot, banks, size, write_switches):
     a = np.int32(addr & 0x0FFF)
     if a >= hot:
@@ -44,7 +44,7 @@ def write(ram, st, env, addr, value, hot, banks, size, write_switches):
         ram[env, RIOT_RAM + a] = value
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def fill_ram_from_system_rng(ram, st, env, rng, size):
     """`size` bytes of cartridge RAM, one System RNG draw each (its low byte), in address order."""
     position = np.int32(st[env, L.SYSTEM_RNG_POSITION])
@@ -53,7 +53,7 @@ def fill_ram_from_system_rng(ram, st, env, rng, size):
     st[env, L.SYSTEM_RNG_POSITION] = np.int32(position + size)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset(ram, st, env, rng, bank, size):
     st[env, L.CART_BANK] = bank
     fill_ram_from_system_rng(ram, st, env, rng, size)

@@ -10,12 +10,12 @@ from numba.extending import register_jitable
 from . import layout as L
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(rom, st, env, addr):
     return np.int32(rom[(np.int32(st[env, L.CART_BANK]) << 12) | (addr & 0x0FFF)])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def tia_access(st, env, addr):
     a = np.int32(addr & 0x1FFF)
     if a == 0x0220:

@@ -28,6 +28,8 @@ Address decoding (the console or a test bus decides *which* addresses reach the 
 reads decode `addr & 7` (4 and 6 are INTIM, 5 and 7 are TIMINT; 0-3 are the ports), writes with
 `addr & 0x14 == 0x14` set the timer, `addr & 3` choosing the interval (1, 8, 64 or 1024 cycles);
 the interrupt-enable bit A3 is ignored.
+
+The helpers are `register_jitable(forceinline=True)`, as the TIA's are (see tia.py).
 """
 
 import numpy as np
@@ -53,25 +55,25 @@ _MASK32 = 0xFFFFFFFF
 _SIGN32 = 0x80000000
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def _signed32(v):
     """`v` reduced modulo 2**32 and read as a signed 32-bit number (held in 64 bits)."""
     return ((np.int64(v) + _SIGN32) & _MASK32) - _SIGN32
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def is_timer_read(addr):
     """True for the RIOT I/O reads the timer answers (INTIM, TIMINT); the others are the ports."""
     return (addr & 0x04) != 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def is_timer_write(addr):
     """True for the RIOT I/O writes that set the timer (the others: ports and edge detect)."""
     return (addr & 0x14) == 0x14
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def timer_reset(state, env, value):
     """The timer as a System reset leaves it: `value` at the 64-cycle interval, set at cycle 0."""
     state[env, TIMER_VALUE] = value & 0xFF
@@ -81,7 +83,7 @@ def timer_reset(state, env, value):
     state[env, TIMER_LATCHED] = 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def timer_write(state, env, addr, value, clk):
     """Set the timer: a write to a timer address (`is_timer_write(addr)`) at system cycle `clk`."""
     state[env, TIMER_VALUE] = value & 0xFF
@@ -90,7 +92,7 @@ def timer_write(state, env, addr, value, clk):
     state[env, TIMER_LATCHED] = 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def timer_read(state, env, addr, clk):
     """INTIM or TIMINT (`is_timer_read(addr)`) read at system cycle `clk`; may latch (see above)."""
     value = np.int64(state[env, TIMER_VALUE])
@@ -125,7 +127,7 @@ def timer_read(state, env, addr, clk):
     return np.int32(past & 0xFF)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def timer_rebase(state, env, cycles):
     """Subtract `cycles` from the stamps, when the console resets its cycle counter to 0."""
     state[env, TIMER_SET_CYCLE] = _signed32(np.int64(state[env, TIMER_SET_CYCLE]) - cycles)

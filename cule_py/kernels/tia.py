@@ -10,6 +10,11 @@ events) live in the console's int32 state row (`layout.py`). Pixels go into one 
 buffers `fb[console, buffer, row, column]`, swapped (not cleared) at each frame start.
 
 Clocks are colour clocks, 3 per CPU cycle; a line is 228 clocks, 68 of them horizontal blank.
+
+Every helper is `register_jitable(forceinline=True)`: they run inside the console's out-of-line
+bus functions (console.device_read / device_write), and would otherwise inherit their
+forceinline=False and become separate functions, each call passing every array as ~10 words
+(docs/developer.md, "Out-of-line calls").
 """
 
 import numpy as np
@@ -93,7 +98,7 @@ HMOVE_BLANK_CYCLES = np.array([1 if (x <= 20 or x == 75) else 0 for x in range(7
 
 # ---- object masks ------------------------------------------------------------------------------
 
-@register_jitable
+@register_jitable(forceinline=True)
 def player_bit(mode, suppress, d):
     """GRP bit drawn at distance `d` (0..159) right of the player's position, 0 if none."""
     if mode == 5 or mode == 7:
@@ -115,7 +120,7 @@ def player_bit(mode, suppress, d):
     return 0x80 >> (d - start)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def missile_on(mode, size, d):
     start = d & 0xF0
     if d - start >= (1 << size) or start > 64:
@@ -125,7 +130,7 @@ def missile_on(mode, size, d):
     return (COPY_SETS[mode] >> (start >> 4)) & 1 != 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def rebuild_player_mask(st, env, which, suppress):
     if which == 0:
         st[env, L.TIA_MASK_P0_POS] = st[env, L.TIA_POSP0]
@@ -137,7 +142,7 @@ def rebuild_player_mask(st, env, which, suppress):
         st[env, L.TIA_MASK_P1_SUPPRESS] = suppress
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def rebuild_missile_mask(st, env, which):
     if which == 0:
         nusiz = np.int32(st[env, L.TIA_NUSIZ0])
@@ -152,7 +157,7 @@ def rebuild_missile_mask(st, env, which):
         st[env, L.TIA_MASK_M1_SIZE] = (nusiz >> 4) & 3
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def rebuild_ball_mask(st, env):
     st[env, L.TIA_MASK_BL_POS] = st[env, L.TIA_POSBL]
     st[env, L.TIA_MASK_BL_SIZE] = (np.int32(st[env, L.TIA_CTRLPF]) >> 4) & 3
@@ -193,14 +198,14 @@ BALL_NONE = 4 * MASK_SPAN
 PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def player_mask(k):
     """PLAYER_MASKS[k]. One read site: numba-cuda gives every site that names a module-level
     array its own copy in constant memory (64 KiB in all), so both players read through here."""
     return np.int32(PLAYER_MASKS[k])
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def missile_mask(k):
     """MISSILE_MASKS[k], read at one site (see player_mask)."""
     return np.int32(MISSILE_MASKS[k])
@@ -241,7 +246,7 @@ def _colour_shifts():
 COLOUR_SHIFTS = _colour_shifts()
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions."""
     buf = np.int32(st[env, L.TIA_BUFFER])
@@ -343,7 +348,7 @@ def draw_pixels(st, fb, env, row, x0, n):
     st[env, L.TIA_COLLISION] = collision
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def end_of_line(st, env):
     """What ALE does when rendering passes a line end inside the display window."""
     st[env, L.TIA_MASK_PF_REFLECT] = st[env, L.TIA_CTRLPF] & 1
@@ -368,7 +373,7 @@ def end_of_line(st, env):
             st[env, L.TIA_MASK_M0_HIDDEN] = 1
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def update_frame(st, fb, env, target):
     """Draw everything before colour clock `target` with the current register values."""
     display_start = np.int32(st[env, L.TIA_DISPLAY_START])
@@ -417,7 +422,7 @@ def update_frame(st, fb, env, target):
 
 # ---- frames ------------------------------------------------------------------------------------
 
-@register_jitable
+@register_jitable(forceinline=True)
 def frame_reset(st, fb, env):
     """Frame bookkeeping after a System reset (clock 0), both buffers cleared."""
     ystart = np.int32(st[env, L.TIA_YSTART])
@@ -434,7 +439,7 @@ def frame_reset(st, fb, env):
                 fb[env, buf, row, x] = 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def start_frame(st, env, cycles):
     """Begin a frame: swap buffers, rebase clocks to 0, open the display window."""
     st[env, L.TIA_BUFFER] = 1 - st[env, L.TIA_BUFFER]
@@ -460,7 +465,7 @@ def start_frame(st, env, cycles):
     st[env, L.TIA_FRAME_GREYED] = 0
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def grey_out_frame(st, fb, env):
     """A partial frame: dim the current buffer from the scanline reached to the bottom."""
     if st[env, L.TIA_SKIP_DRAW] != 0:
@@ -476,19 +481,19 @@ def grey_out_frame(st, fb, env):
 
 # ---- register writes ---------------------------------------------------------------------------
 
-@register_jitable
+@register_jitable(forceinline=True)
 def line_position(st, env, clock):
     return (clock - np.int32(st[env, L.TIA_FRAME_START])) % LINE
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reflect_byte(v):
     v = ((v & 0xF0) >> 4) | ((v & 0x0F) << 4)
     v = ((v & 0xCC) >> 2) | ((v & 0x33) << 2)
     return ((v & 0xAA) >> 1) | ((v & 0x55) << 1)
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def refresh_player_graphics(st, env):
     g0 = np.int32(st[env, L.TIA_DGRP0]) if st[env, L.TIA_VDELP0] != 0 else np.int32(st[env, L.TIA_GRP0])
     g1 = np.int32(st[env, L.TIA_DGRP1]) if st[env, L.TIA_VDELP1] != 0 else np.int32(st[env, L.TIA_GRP1])
@@ -500,7 +505,7 @@ def refresh_player_graphics(st, env):
     st[env, L.TIA_CUR_GRP1] = g1
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset_when(mode, old, new):
     """ALE's player-reset table entry: -1 delay, +1 display, 0 neither (section 2.8).
 
@@ -534,7 +539,7 @@ def reset_when(mode, old, new):
     return result
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write_colour(st, env, field, value):
     colour = value & 0xFE
     if st[env, L.TIA_PAL] != 0 and (np.int32(st[env, L.TIA_SCANLINES_LAST_FRAME]) & 1):
@@ -542,7 +547,7 @@ def write_colour(st, env, field, value):
     st[env, field] = colour
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def write(st, fb, env, addr, value, clk, last_access_was_read):
     """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
     reg = addr & 0x3F
@@ -723,7 +728,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
 
 # ---- reads -------------------------------------------------------------------------------------
 
-@register_jitable
+@register_jitable(forceinline=True)
 def paddle_charged(st, env, resistance, clk):
     """INPT0-3 for a paddle of `resistance`: True once the pot capacitor has charged."""
     if resistance == 0:
@@ -737,7 +742,7 @@ def paddle_charged(st, env, resistance, clk):
     return (np.int64(clk) & 0xFFFFFFFF) > threshold
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def read(st, fb, env, addr, clk, data_bus):
     """A CPU read of TIA register `addr` at system cycle `clk`; undriven bits carry bus noise."""
     update_frame(st, fb, env, 3 * clk)
@@ -763,7 +768,7 @@ def read(st, fb, env, addr, clk, data_bus):
     return noise
 
 
-@register_jitable
+@register_jitable(forceinline=True)
 def reset(st, fb, env, pal):
     """TIA::reset: registers, positions, graphics and collisions to 0; frame bookkeeping anew."""
     for field in range(L.TIA_VSYNC, L.TIA_MASK_M0_HIDDEN + 1):
