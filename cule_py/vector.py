@@ -23,6 +23,9 @@ default on; exact, see the kernel's module doc).
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.spaces import Box, Discrete
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from . import palette as palette_
 from .area_resize import area_table, check_supported
@@ -49,8 +52,9 @@ def _autoreset_name(mode) -> str:
     return aliases[key]
 
 
-class AtariVectorEnv:
-    """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc).
+class AtariVectorEnv(VectorEnv):
+    """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc); a
+    `gymnasium.vector.VectorEnv` (`metadata["autoreset_mode"]` an `AutoresetMode`, as ale-py's).
 
     Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
@@ -58,7 +62,7 @@ class AtariVectorEnv:
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
     """
 
-    metadata = {"autoreset_mode": NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str, num_envs: int, *, max_num_frames_per_episode: int = 108000,
                  repeat_action_probability: float = 0.0, full_action_space: bool = False,
@@ -87,8 +91,10 @@ class AtariVectorEnv:
             raise ValueError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got {obs_type!r}")
         if stack_num < 1 or noop_max < 0:
             raise ValueError("stack_num must be >= 1 and noop_max >= 0")
-        self.autoreset_mode = _autoreset_name(autoreset_mode)
+        self._autoreset = _autoreset_name(autoreset_mode)
+        self.autoreset_mode = AutoresetMode(self._autoreset)
         self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.device = device
         self.num_envs = int(num_envs)
         self.obs_type = obs_type
         if seed is None:
@@ -99,8 +105,10 @@ class AtariVectorEnv:
                                        repeat_action_probability=repeat_action_probability,
                                        max_num_frames_per_episode=0)
         self.game = b.game
-        ids = ([int(a) for a in Action if int(a) < 18] if full_action_space
-               else [int(a) for a in b.game.minimal_actions])
+        # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
+        # lost_luggage: 9), and ale-py's full action space is that legal set.
+        ids = [int(a) for a in (b.game.legal_actions if full_action_space
+                                else b.game.minimal_actions)]
         self.action_set = np.array(ids, np.int64)
         self._action_rows = b._act_rows[self.action_set].astype(np.int32)
         n = self.num_envs
@@ -144,7 +152,7 @@ class AtariVectorEnv:
         cfg[K.C_CHANNELS] = channels
         cfg[K.C_DST_H], cfg[K.C_DST_W] = img_height, img_width
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
-                              DISABLED: K.AUTORESET_DISABLED}[self.autoreset_mode]
+                              DISABLED: K.AUTORESET_DISABLED}[self._autoreset]
         cfg[K.C_LAZY] = int(lazy_drawing)
         self._cfg = cfg
         self._saved_state = np.zeros_like(b.state)
@@ -163,11 +171,6 @@ class AtariVectorEnv:
         self._setup_spaces()
 
     def _setup_spaces(self):
-        try:
-            from gymnasium.spaces import Box, Discrete
-            from gymnasium.vector.utils import batch_space
-        except ImportError:      # gymnasium is optional for the kernel path
-            return
         self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
         self.single_action_space = Discrete(len(self.action_set))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -296,9 +299,9 @@ class AtariVectorEnv:
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self.action_set]
 
-    def close(self) -> None:
-        pass
+    def close_extras(self, **kwargs) -> None:
+        pass     # host arrays only: nothing to release
 
     def __repr__(self) -> str:
         return (f"AtariVectorEnv({self.game.rom_id!r}, num_envs={self.num_envs}, "
-                f"obs_type={self.obs_type!r}, autoreset_mode={self.autoreset_mode!r})")
+                f"obs_type={self.obs_type!r}, autoreset_mode={self._autoreset!r})")
