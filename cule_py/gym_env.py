@@ -29,6 +29,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from ._device import parse_device, require_cuda, simulator_enabled
+from ._threads import numba_threads
 from .emulator import AtariEmulator, EmulatorState
 from .games import Action
 from .vector import AtariVectorEnv
@@ -224,8 +225,8 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
     if batch_size not in (0, num_envs):
         raise ValueError(f"batch_size={batch_size}: cule_py steps all {num_envs} consoles at "
                          f"once; asynchronous batches are not supported (use batch_size=0)")
-    # ale-py's C++ thread-pool settings; numba's threads follow NUMBA_NUM_THREADS instead.
-    kwargs.pop("num_threads", None)
+    # num_threads goes to AtariVectorEnv (numba threads, ale-py's rule); pinning threads to
+    # cores is numba's business (its threading layer), not an env's.
     kwargs.pop("thread_affinity_offset", None)
     where, automatic = _resolve_device(device)
     try:
@@ -289,10 +290,12 @@ class ALEInterfaceView:
         action = int(getattr(action, "value", action))     # ale_py.Action has no __int__
         if not 0 <= action < 18:
             raise ValueError(f"ALE action ids are 0..17, got {action}")
-        return int(self._emu.act(np.array([action], np.int64))[0])
+        with numba_threads(1):
+            return int(self._emu.act(np.array([action], np.int64))[0])
 
     def reset_game(self) -> None:
-        self._emu.reset()
+        with numba_threads(1):
+            self._emu.reset()
 
     def lives(self) -> int:
         return int(self._emu.lives()[0])
@@ -419,10 +422,11 @@ class AtariEnv(gymnasium.Env):
 
     def load_game(self) -> None:
         """ALE's loadROM with the current random_seed, then setMode / setDifficulty."""
-        self.emulator = AtariEmulator(self._game, 1, seed=self._ale_seed,
-                                      repeat_action_probability=self._sticky,
-                                      mode=self._mode, difficulty=self._difficulty,
-                                      max_num_frames_per_episode=self._max_frames)
+        with numba_threads(1):
+            self.emulator = AtariEmulator(self._game, 1, seed=self._ale_seed,
+                                          repeat_action_probability=self._sticky,
+                                          mode=self._mode, difficulty=self._difficulty,
+                                          max_num_frames_per_episode=self._max_frames)
 
     # -- the gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -431,7 +435,8 @@ class AtariEnv(gymnasium.Env):
         if seed is not None:
             seeded_with = self.seed_game(seed)
             self.load_game()
-        self.emulator.reset()
+        with numba_threads(1):
+            self.emulator.reset()
         info = self._get_info()
         if seeded_with is not None:
             info["seeds"] = seeded_with
@@ -454,8 +459,9 @@ class AtariEnv(gymnasium.Env):
             frameskip = self.np_random.integers(*self._frameskip)
         ale_action = self._action_set[index:index + 1]
         reward = 0.0
-        for _ in range(frameskip):
-            reward += int(self.emulator.act(ale_action)[0])
+        with numba_threads(1):      # one console: a parallel launch would only add wake-ups
+            for _ in range(frameskip):
+                reward += int(self.emulator.act(ale_action)[0])
         terminated = bool(self.emulator.game_over(with_truncation=False)[0])
         truncated = bool(self.emulator.truncated()[0])
         return self._get_obs(), reward, terminated, truncated, self._get_info()
@@ -481,8 +487,9 @@ class AtariEnv(gymnasium.Env):
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self._action_set]
 
-    def clone_state(self) -> EmulatorState:
-        """The console's whole state, RNGs included (ale-py's clone_state(include_rng=True))."""
+    def clone_state(self, include_rng: bool = True) -> EmulatorState:
+        """The console's whole state. It always holds the RNGs (as ale-py's include_rng=True):
+        include_rng=False is accepted for compatibility and changes nothing."""
         return self.emulator.clone_state()
 
     def restore_state(self, state: EmulatorState) -> None:

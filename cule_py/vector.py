@@ -28,6 +28,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import palette as palette_
+from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
 from .console import ConsoleBatch
 from .games import Action
@@ -60,6 +61,8 @@ class AtariVectorEnv(VectorEnv):
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
     reset; None: random, as ale-py's), `device` ("cpu"; "cuda" is not built yet) and
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
+    num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
+    threads numba has)); results do not depend on it.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -71,7 +74,7 @@ class AtariVectorEnv(VectorEnv):
                  noop_max: int = 30, episodic_life: bool = False, life_loss_info: bool = False,
                  reward_clipping: bool = True, use_fire_reset: bool = True,
                  obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
-                 lazy_drawing: bool = True):
+                 lazy_drawing: bool = True, num_threads: int = 0):
         if device != "cpu":
             raise NotImplementedError("the CUDA backend of AtariVectorEnv is not built yet (its "
                                       "kernels compile: agent_step.agent_step_cuda, agent_reset_cuda); use device='cpu'")
@@ -96,6 +99,7 @@ class AtariVectorEnv(VectorEnv):
         self.metadata = {"autoreset_mode": self.autoreset_mode}
         self.device = device
         self.num_envs = int(num_envs)
+        self._threads = resolve_threads(num_threads, self.num_envs)
         self.obs_type = obs_type
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0]) & 0x7FFFFFFF
@@ -199,6 +203,10 @@ class AtariVectorEnv(VectorEnv):
                 self._terminated, self._truncated, self._lives, mask)
 
     def _run_reset(self, op, mask) -> None:
+        with numba_threads(self._threads):
+            self._run_reset_kernels(op, mask)
+
+    def _run_reset_kernels(self, op, mask) -> None:
         K.agent_reset_cpu(*self._reset_args(op, mask))
         # A reset stopped where the shared system-RNG table ran out: grow it, resume.
         short = self._agent[:, K.A_RNG_SHORT] != 0
@@ -269,9 +277,10 @@ class AtariVectorEnv(VectorEnv):
         if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
             raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
         self._actions[:] = actions
-        K.agent_step_cpu(*self._step_args(self._all))
-        if (self._agent[:, K.A_RESET_NOW] != 0).any():     # (free on the CPU; a GPU just launches)
-            self._run_reset(K.OP_AUTORESET, self._all)
+        with numba_threads(self._threads):
+            K.agent_step_cpu(*self._step_args(self._all))
+            if (self._agent[:, K.A_RESET_NOW] != 0).any():  # (free on the CPU; a GPU just launches)
+                self._run_reset_kernels(K.OP_AUTORESET, self._all)
         ended = self._agent[:, K.A_GAME_ENDED] != 0
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()

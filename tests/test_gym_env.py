@@ -113,7 +113,7 @@ def test_v5_vector_env_equals_ale_py_vector_entry_point(make_ours):
 
 def test_same_step_autoreset_and_overrides_equal_ale_py():
     kw = dict(autoreset_mode=AutoresetMode.SAME_STEP, episodic_life=True, reward_clipping=False,
-              max_num_frames_per_episode=400, grayscale=False)
+              max_num_frames_per_episode=400, grayscale=False, num_threads=1)
     ours = cule_py.make_vec("ALE/Breakout-v5", 2, **kw)
     theirs = gym.make_vec("ALE/Breakout-v5", 2, vectorization_mode="vector_entry_point", **kw)
     assert ours.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
@@ -155,6 +155,20 @@ def test_noframeskip_v4_id_takes_its_registered_frameskip():
     theirs.close()
 
 
+def test_sync_vectorization_of_a_twin_is_ale_py_single_envs():
+    """vectorization_mode="sync" builds single envs from the twin's entry point, like ale-py's."""
+    ours = gym.make_vec("cule_py/PongNoFrameskip-v4", 2, vectorization_mode="sync")
+    theirs = gym.make_vec("PongNoFrameskip-v4", 2, vectorization_mode="sync")
+    assert ours.single_observation_space == theirs.single_observation_space
+    obs_o, _ = ours.reset(seed=7)
+    obs_t, _ = theirs.reset(seed=7)
+    assert np.array_equal(obs_o, obs_t)
+    for t in range(40):
+        actions = np.array([t % 6, (t + 3) % 6])
+        for a, b in zip(ours.step(actions)[:-1], theirs.step(actions)[:-1]):
+            assert np.array_equal(a, b), t
+
+
 def test_seeding_reproducible_and_power_cycles():
     def run(env, seed):
         obs, _ = env.reset(seed=seed)
@@ -189,6 +203,11 @@ def test_torch_array_type_shares_memory_and_takes_tensor_actions():
         for a, b in zip(out_t[:-1], out_n[:-1]):
             assert isinstance(a, torch.Tensor) and np.array_equal(a.numpy(), b)
     assert ours.unwrapped.device == "cpu" and isinstance(ours, VectorEnv)
+    made = gym.make_vec("cule_py/Breakout-v5", 2, array_type="torch")   # through the entry point
+    assert isinstance(made.reset(seed=1)[0], torch.Tensor)
+    plain.reset(seed=1)
+    assert np.array_equal(made.step(torch.tensor([1, 2]))[0].numpy(),
+                          plain.step(np.array([1, 2]))[0])
 
 
 def test_device_and_array_type_errors():
