@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
-import inspect
 import operator
 import os
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -165,13 +165,10 @@ class ArrayTypeWrapper(VectorWrapper):
         return value                                     # cupy: the env's device arrays
 
     def _in(self, value):
-        torch = self._torch
-        if torch is None:
-            try:
-                import torch            # torch actions into a cupy/numpy env
-            except ImportError:
-                return value
-        if isinstance(value, torch.Tensor):
+        # torch actions are welcome whatever the array type; if torch was never imported, the
+        # value cannot be a tensor.
+        torch = self._torch or sys.modules.get("torch")
+        if torch is not None and isinstance(value, torch.Tensor):
             value = value.detach()
             if value.device.type == "cpu":
                 return value.numpy()
@@ -229,6 +226,7 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
     # cores is numba's business (its threading layer), not an env's.
     kwargs.pop("thread_affinity_offset", None)
     where, automatic = _resolve_device(device)
+    kind = _resolve_array_type(array_type, where)      # bad combinations fail before building
     try:
         env: VectorEnv = AtariVectorEnv(game, num_envs, device=where, **kwargs)
     except NotImplementedError:
@@ -239,7 +237,7 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
                       stacklevel=3)
         where = "cpu"
         env = AtariVectorEnv(game, num_envs, device=where, **kwargs)
-    kind = _resolve_array_type(array_type, where)
+        kind = _resolve_array_type(array_type, where)
     if kind == "numpy" and where == "cpu":
         return env
     return ArrayTypeWrapper(env, kind)
@@ -506,8 +504,3 @@ def make(env_id: str, **kwargs: Any) -> gymnasium.Env:
     from .registration import twin_id
     return gymnasium.make(twin_id(spec_id), **kwargs)
 
-
-def _signature_defaults(cls) -> dict[str, Any]:
-    """Keyword defaults of a constructor (the tests compare ours with ale-py's)."""
-    return {name: p.default for name, p in inspect.signature(cls).parameters.items()
-            if p.default is not inspect.Parameter.empty}

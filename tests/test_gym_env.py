@@ -121,6 +121,22 @@ def test_same_step_autoreset_and_overrides_equal_ale_py():
     theirs.close()
 
 
+def test_disabled_autoreset_metadata_and_mask_reset():
+    """ale-py 0.12.1 refuses Disabled (tests/test_agent_step_vs_ale.py checks its behaviour)."""
+    env = cule_py.make_vec("ALE/Breakout-v5", 2, autoreset_mode="Disabled",
+                           max_num_frames_per_episode=40)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.DISABLED
+    env.reset(seed=0)
+    for _ in range(10):
+        _, _, _, truncated, info = env.step(np.zeros(2, np.int64))
+    assert truncated.all()
+    frames = info["episode_frame_number"].copy()
+    _, _, _, truncated, info = env.step(np.zeros(2, np.int64))
+    assert truncated.all() and (info["episode_frame_number"] >= frames).all()  # not reset
+    _, info = env.reset(options={"reset_mask": np.array([True, False])})
+    assert info["episode_frame_number"][0] < frames[0] <= info["episode_frame_number"][1]
+
+
 def test_rom_id_takes_atari_vector_env_defaults():
     """A rom id is AtariVectorEnv's defaults (sticky 0.0), as ale_py.vector_env.AtariVectorEnv."""
     ours = cule_py.make_vec("pong", 2)

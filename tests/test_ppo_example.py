@@ -32,7 +32,8 @@ def _run(backend: str, tmp: Path) -> tuple[dict, list[list[str]]]:
     import cule_py
     env["PYTHONPATH"] = os.pathsep.join([str(Path(cule_py.__file__).parents[1]),
                                          env.get("PYTHONPATH", "")])
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=tmp)
+    # (a generous timeout: run alone on a cold numba cache, the agent kernels compile first)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env, cwd=tmp)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     with open(out / "episodes.csv") as f:
