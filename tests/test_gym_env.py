@@ -224,7 +224,7 @@ def test_torch_array_type_shares_memory_and_takes_tensor_actions():
     assert isinstance(made.reset(seed=1)[0], torch.Tensor)
     plain.reset(seed=1)
     assert np.array_equal(made.step(torch.tensor([1, 2]))[0].numpy(),
-                          plain.step(np.array([1, 2]))[0])
+                          plain.step(torch.tensor([1, 2]))[0])      # the numpy env takes them too
 
 
 def test_device_and_array_type_errors():
