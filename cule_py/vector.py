@@ -23,8 +23,12 @@ default on; exact, see the kernel's module doc).
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.spaces import Box, Discrete
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from . import palette as palette_
+from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
 from .console import ConsoleBatch
 from .games import Action
@@ -49,16 +53,19 @@ def _autoreset_name(mode) -> str:
     return aliases[key]
 
 
-class AtariVectorEnv:
-    """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc).
+class AtariVectorEnv(VectorEnv):
+    """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc); a
+    `gymnasium.vector.VectorEnv` (`metadata["autoreset_mode"]` an `AutoresetMode`, as ale-py's).
 
     Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
     reset; None: random, as ale-py's), `device` ("cpu"; "cuda" is not built yet) and
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
+    num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
+    threads numba has)); results do not depend on it.
     """
 
-    metadata = {"autoreset_mode": NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str, num_envs: int, *, max_num_frames_per_episode: int = 108000,
                  repeat_action_probability: float = 0.0, full_action_space: bool = False,
@@ -67,7 +74,7 @@ class AtariVectorEnv:
                  noop_max: int = 30, episodic_life: bool = False, life_loss_info: bool = False,
                  reward_clipping: bool = True, use_fire_reset: bool = True,
                  obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
-                 lazy_drawing: bool = True):
+                 lazy_drawing: bool = True, num_threads: int = 0):
         if device != "cpu":
             raise NotImplementedError("the CUDA backend of AtariVectorEnv is not built yet (its "
                                       "kernels compile: agent_step.agent_step_cuda, agent_reset_cuda); use device='cpu'")
@@ -87,9 +94,12 @@ class AtariVectorEnv:
             raise ValueError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got {obs_type!r}")
         if stack_num < 1 or noop_max < 0:
             raise ValueError("stack_num must be >= 1 and noop_max >= 0")
-        self.autoreset_mode = _autoreset_name(autoreset_mode)
+        self._autoreset = _autoreset_name(autoreset_mode)
+        self.autoreset_mode = AutoresetMode(self._autoreset)
         self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.device = device
         self.num_envs = int(num_envs)
+        self._threads = resolve_threads(num_threads, self.num_envs)
         self.obs_type = obs_type
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0]) & 0x7FFFFFFF
@@ -99,8 +109,10 @@ class AtariVectorEnv:
                                        repeat_action_probability=repeat_action_probability,
                                        max_num_frames_per_episode=0)
         self.game = b.game
-        ids = ([int(a) for a in Action if int(a) < 18] if full_action_space
-               else [int(a) for a in b.game.minimal_actions])
+        # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
+        # lost_luggage: 9), and ale-py's full action space is that legal set.
+        ids = [int(a) for a in (b.game.legal_actions if full_action_space
+                                else b.game.minimal_actions)]
         self.action_set = np.array(ids, np.int64)
         self._action_rows = b._act_rows[self.action_set].astype(np.int32)
         n = self.num_envs
@@ -144,7 +156,7 @@ class AtariVectorEnv:
         cfg[K.C_CHANNELS] = channels
         cfg[K.C_DST_H], cfg[K.C_DST_W] = img_height, img_width
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
-                              DISABLED: K.AUTORESET_DISABLED}[self.autoreset_mode]
+                              DISABLED: K.AUTORESET_DISABLED}[self._autoreset]
         cfg[K.C_LAZY] = int(lazy_drawing)
         self._cfg = cfg
         self._saved_state = np.zeros_like(b.state)
@@ -163,11 +175,6 @@ class AtariVectorEnv:
         self._setup_spaces()
 
     def _setup_spaces(self):
-        try:
-            from gymnasium.spaces import Box, Discrete
-            from gymnasium.vector.utils import batch_space
-        except ImportError:      # gymnasium is optional for the kernel path
-            return
         self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
         self.single_action_space = Discrete(len(self.action_set))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -196,6 +203,10 @@ class AtariVectorEnv:
                 self._terminated, self._truncated, self._lives, mask)
 
     def _run_reset(self, op, mask) -> None:
+        with numba_threads(self._threads):
+            self._run_reset_kernels(op, mask)
+
+    def _run_reset_kernels(self, op, mask) -> None:
         K.agent_reset_cpu(*self._reset_args(op, mask))
         # A reset stopped where the shared system-RNG table ran out: grow it, resume.
         short = self._agent[:, K.A_RNG_SHORT] != 0
@@ -266,9 +277,10 @@ class AtariVectorEnv:
         if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
             raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
         self._actions[:] = actions
-        K.agent_step_cpu(*self._step_args(self._all))
-        if (self._agent[:, K.A_RESET_NOW] != 0).any():     # (free on the CPU; a GPU just launches)
-            self._run_reset(K.OP_AUTORESET, self._all)
+        with numba_threads(self._threads):
+            K.agent_step_cpu(*self._step_args(self._all))
+            if (self._agent[:, K.A_RESET_NOW] != 0).any():  # (free on the CPU; a GPU just launches)
+                self._run_reset_kernels(K.OP_AUTORESET, self._all)
         ended = self._agent[:, K.A_GAME_ENDED] != 0
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()
@@ -296,9 +308,9 @@ class AtariVectorEnv:
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self.action_set]
 
-    def close(self) -> None:
-        pass
+    def close_extras(self, **kwargs) -> None:
+        pass     # host arrays only: nothing to release
 
     def __repr__(self) -> str:
         return (f"AtariVectorEnv({self.game.rom_id!r}, num_envs={self.num_envs}, "
-                f"obs_type={self.obs_type!r}, autoreset_mode={self.autoreset_mode!r})")
+                f"obs_type={self.obs_type!r}, autoreset_mode={self._autoreset!r})")
