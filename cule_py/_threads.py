@@ -14,13 +14,12 @@ import numba
 
 
 def resolve_threads(num_threads: int, num_envs: int) -> int:
-    """ale-py's num_threads rule: 0 means min(num_envs, the threads available); never more
-    than numba has."""
+    """ale-py's num_threads rule: 0 means min(num_envs, the threads available), where available
+    is numba's current setting (`numba.set_num_threads` is honoured); never more than numba has."""
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise ValueError(f"num_threads must be an int >= 0 (0: automatic), got {num_threads!r}")
-    available = numba.config.NUMBA_NUM_THREADS
-    wanted = min(num_envs, available) if num_threads == 0 else num_threads
-    return max(1, min(wanted, available))
+    wanted = min(num_envs, numba.get_num_threads()) if num_threads == 0 else num_threads
+    return max(1, min(wanted, numba.config.NUMBA_NUM_THREADS))
 
 
 @contextmanager

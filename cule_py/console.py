@@ -19,6 +19,7 @@ from . import modes as game_modes
 from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
+from ._threads import numba_threads, resolve_threads
 from .kernels import cart
 from .kernels import environment as env_kernel
 from .kernels import game_logic, mt19937
@@ -330,6 +331,11 @@ class ConsoleBatch:
 
     def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
         select, shown = self._selection
+        # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
+        with numba_threads(resolve_threads(0, self.num_envs)):
+            self._drive_kernel(op, mask, difficulty, select, shown, frames)
+
+    def _drive_kernel(self, op, mask, difficulty, select, shown, frames) -> None:
         env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,
                          self.frame_buffers, self.logic, self._params, self._inputs(difficulty),
                          self.env_rng, self._threshold(), self.rng, select, shown,

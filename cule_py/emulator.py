@@ -21,7 +21,7 @@ import numpy as np
 from . import palette
 from ._device import parse_device, require_cuda
 from .console import ConsoleBatch
-from .games import Action, Game
+from .games import Game
 from .roms import load_rom
 from .kernels import layout as L
 
@@ -113,8 +113,9 @@ class AtariEmulator:
         return np.array([int(a) for a in self.game.minimal_actions], np.int64)
 
     def legal_action_set(self) -> np.ndarray:
-        """ALE's getLegalActionSet: the 18 action ids."""
-        return np.array([int(a) for a in Action if int(a) < 18], np.int64)
+        """ALE's getLegalActionSet (action ids, int64): the 18 joystick actions, or fewer where
+        ALE restricts the game's set (skiing and lost_luggage: 9)."""
+        return np.array([int(a) for a in self.game.legal_actions], np.int64)
 
     # -- stepping ----------------------------------------------------------------------------------
     def reset(self, mask=None) -> None:

@@ -4,6 +4,9 @@ errors bad input gets. (Exactness against ale-py is tests/test_emulator_vs_ale.p
 import numpy as np
 import pytest
 
+from ale_py import roms
+
+import ale_oracle
 from cule_py import AtariEmulator, EmulatorState
 from cule_py.kernels import mt19937
 
@@ -131,6 +134,15 @@ def test_views_are_fresh_contiguous_arrays():
                                                       12, 13, 14, 15, 16, 17]
     assert emulator.legal_action_set().tolist() == list(range(18))
     assert AtariEmulator("pong", 1).minimal_action_set().tolist() == [0, 1, 3, 4, 11, 12]
+
+
+@pytest.mark.parametrize("game", ["skiing", "pong"])
+def test_action_sets_equal_ales(game):
+    """getMinimalActionSet / getLegalActionSet of ale-py itself (skiing's legal set is 9)."""
+    ale = ale_oracle.make_ale(roms.get_rom_path(game), seed=0)
+    emulator = AtariEmulator(game, 1, seed=0)
+    assert emulator.minimal_action_set().tolist() == [int(a) for a in ale.getMinimalActionSet()]
+    assert emulator.legal_action_set().tolist() == [int(a) for a in ale.getLegalActionSet()]
 
 
 @pytest.fixture(scope="module")

@@ -202,13 +202,13 @@ PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
 def player_mask(k):
     """PLAYER_MASKS[k]. One read site: numba-cuda gives every site that names a module-level
     array its own copy in constant memory (64 KiB in all), so both players read through here."""
-    return np.int32(PLAYER_MASKS[k])
+    return np.int32(PLAYER_MASKS[np.uint32(k)])
 
 
 @register_jitable(forceinline=True)
 def missile_mask(k):
     """MISSILE_MASKS[k], read at one site (see player_mask)."""
-    return np.int32(MISSILE_MASKS[k])
+    return np.int32(MISSILE_MASKS[np.uint32(k)])
 
 
 def _colour_shifts():
@@ -248,14 +248,17 @@ COLOUR_SHIFTS = _colour_shifts()
 
 @register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
-    """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions."""
+    """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions.
+
+    Per-pixel indices are np.uint32 (never used in arithmetic): an unsigned index needs no
+    negative-index fix-up, three instructions per table read in this loop."""
     buf = np.int32(st[env, L.TIA_BUFFER])
     x1 = x0 + n
     skip_draw = st[env, L.TIA_SKIP_DRAW] != 0
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
         if not skip_draw:
             for x in range(x0, x1):
-                fb[env, buf, row, x] = 0
+                fb[env, buf, row, np.uint32(x)] = 0
         return
     colubk = np.int32(st[env, L.TIA_COLUBK])
     grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
@@ -278,7 +281,7 @@ def draw_pixels(st, fb, env, row, x0, n):
             return
         if pf == 0:
             for x in range(x0, x1):
-                fb[env, buf, row, x] = colubk
+                fb[env, buf, row, np.uint32(x)] = colubk
             return
         colupf = np.int32(st[env, L.TIA_COLUPF])
         colup0 = np.int32(st[env, L.TIA_COLUP0])
@@ -286,9 +289,11 @@ def draw_pixels(st, fb, env, row, x0, n):
         left = colup0 if score else colupf
         right = colup1 if score else colupf
         for x in range(x0, min(x1, 80)):
-            fb[env, buf, row, x] = left if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
+            fb[env, buf, row, np.uint32(x)] = \
+                left if (pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1 else colubk
         for x in range(max(x0, 80), x1):
-            fb[env, buf, row, x] = right if (pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1 else colubk
+            fb[env, buf, row, np.uint32(x)] = \
+                right if (pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1 else colubk
         return
     # The general case: each object's mask row, positioned so that pixel x reads entry base + x.
     p0_base = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
@@ -330,21 +335,21 @@ def draw_pixels(st, fb, env, row, x0, n):
         if collision & possible == possible:
             return
     for x in range(x0, x1):
-        on = np.int32(((pf >> np.int32(PF_SHIFTS[pf_base + x])) & 1) << 5
+        on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1) << 5
                       | (((player_mask(p0_base + x) & grp0) + 0xFF) >> 8)
                       | ((((player_mask(p1_base + x) & grp1) + 0xFF) >> 8) << 1)
                       | (missile_mask(m0_base + x) << 2)
                       | (missile_mask(m1_base + x) << 3)
-                      | (np.int32(BALL_MASKS[bl_base + x]) << 4))
-        collision = np.int32(collision | COLLISIONS[on])
+                      | (np.int32(BALL_MASKS[np.uint32(bl_base + x)]) << 4))
+        collision = np.int32(collision | COLLISIONS[np.uint32(on)])
         if skip_draw:
             continue
-        shift = np.int32(COLOUR_SHIFTS[sel_base + on * 2 + (1 if x >= 80 else 0)])
+        shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2 + (1 if x >= 80 else 0))])
         if shift > 24:
             # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from vectorizing
             # this loop with gathers, which are slower than scalar loads for these short spans.
             break
-        fb[env, buf, row, x] = (colours >> shift) & 0xFF
+        fb[env, buf, row, np.uint32(x)] = (colours >> shift) & 0xFF
     st[env, L.TIA_COLLISION] = collision
 
 
@@ -433,6 +438,7 @@ def frame_reset(st, fb, env):
     st[env, L.TIA_CURSOR] = 0          # [Q] the frame start, not the display start
     st[env, L.TIA_CLOCKS_TO_LINE_END] = LINE
     st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
+    st[env, L.TIA_DRAWING_OWED] = 0
     for buf in range(fb.shape[1]):
         for row in range(fb.shape[2]):
             for x in range(160):
@@ -463,11 +469,13 @@ def start_frame(st, env, cycles):
         for field in (L.TIA_COLUP0, L.TIA_COLUP1, L.TIA_COLUPF, L.TIA_COLUBK):
             st[env, field] = (np.int32(st[env, field]) & 0xFE) | parity
     st[env, L.TIA_FRAME_GREYED] = 0
+    st[env, L.TIA_DRAWING_OWED] = -k
 
 
 @register_jitable(forceinline=True)
 def grey_out_frame(st, fb, env):
     """A partial frame: dim the current buffer from the scanline reached to the bottom."""
+    update_frame(st, fb, env, np.int32(st[env, L.TIA_DRAWING_OWED]))
     if st[env, L.TIA_SKIP_DRAW] != 0:
         return
     ystart = np.int32(st[env, L.TIA_YSTART])
@@ -547,6 +555,22 @@ def write_colour(st, env, field, value):
     st[env, field] = colour
 
 
+# Accesses that change nothing the picture is drawn from need not draw first (ALE draws at every
+# access): the pixels up to then come out the same when the next access that matters draws them.
+# Writes: WSYNC, RSYNC, the audio registers, HMP0-HMBL and HMCLR (they act only at HMOVE), and
+# the unused addresses from $2D; reads: INPT0-5 and the two unused addresses (registers 8-15).
+PICTURE_NEUTRAL_WRITES = np.int64(
+    (1 << 0x02) | (1 << 0x03) | (0x3F << 0x15) | (0x1F << 0x20) | (1 << 0x2B))
+FIRST_UNUSED_WRITE = 0x2D
+
+
+@register_jitable(forceinline=True)
+def defer_drawing(st, env, clock):
+    """Note that the picture is owed up to `clock`: a partial frame draws it before greying."""
+    if clock > np.int32(st[env, L.TIA_DRAWING_OWED]):
+        st[env, L.TIA_DRAWING_OWED] = clock
+
+
 @register_jitable(forceinline=True)
 def write(st, fb, env, addr, value, clk, last_access_was_read):
     """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
@@ -560,8 +584,13 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         delay = 1
     else:
         delay = 0
-    update_frame(st, fb, env, clock + delay)
-    if (clock - np.int32(st[env, L.TIA_FRAME_START])) // LINE > np.int32(st[env, L.TIA_MAX_SCANLINES]):
+    frame_over = (clock - np.int32(st[env, L.TIA_FRAME_START])) // LINE \
+        > np.int32(st[env, L.TIA_MAX_SCANLINES])
+    if frame_over or (reg < FIRST_UNUSED_WRITE and (PICTURE_NEUTRAL_WRITES >> reg) & 1 == 0):
+        update_frame(st, fb, env, clock + delay)
+    else:
+        defer_drawing(st, env, clock)
+    if frame_over:
         st[env, L.TIA_FRAME_ENDED] = 1
 
     if reg == 0x00:                                     # VSYNC
@@ -745,8 +774,11 @@ def paddle_charged(st, env, resistance, clk):
 @register_jitable(forceinline=True)
 def read(st, fb, env, addr, clk, data_bus):
     """A CPU read of TIA register `addr` at system cycle `clk`; undriven bits carry bus noise."""
-    update_frame(st, fb, env, 3 * clk)
     reg = addr & 0x0F
+    if reg < 8:                                         # collisions: drawn up to now first
+        update_frame(st, fb, env, 3 * clk)
+    else:
+        defer_drawing(st, env, 3 * clk)
     noise = data_bus & 0x3F
     if reg < 8:
         collision = np.int32(st[env, L.TIA_COLLISION])

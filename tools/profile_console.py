@@ -1,0 +1,176 @@
+"""Where the CPU console's time goes, per compiled function and per machine instruction.
+
+numba's JIT code is invisible to perf: no symbols, and a kernel loaded from the on-disk cache
+keeps no object file. This tool records the cached object code as numba loads it, works out
+where the JIT placed it, and attributes perf's samples to its functions and instructions.
+
+    perf record -e cpu-clock -F 4000 -o /tmp/cule.perf \\
+        python tools/profile_console.py run pong --frames 3000 --out /tmp/cule-prof
+    python tools/profile_console.py report --perf /tmp/cule.perf --out /tmp/cule-prof
+    python tools/profile_console.py report ... --function update_frame --threshold 50
+
+`run` plays `--consoles` consoles of GAME on one numba thread with random actions (sticky 0.25),
+`--no-pixels` sets the TIA's skip-draw flag (collisions only). `report` prints each function's
+share of all samples; with `--function` the disassembly (objdump, Intel syntax) of the hot
+spots of the first function whose symbol contains that text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def _record_objects():
+    """Keep the object code of every library numba loads from its cache, by library name."""
+    from numba.core import codegen
+
+    objects = {}
+    original = codegen.CPUCodeLibrary._unserialize.__func__
+
+    def unserialize(cls, codegen_, state):
+        library = original(cls, codegen_, state)
+        if state[1] == "object":
+            objects[state[0]] = state[2][0]
+        return library
+
+    codegen.CPUCodeLibrary._unserialize = classmethod(unserialize)
+    return objects
+
+
+def _text_symbols(path):
+    """(offset, size, name) of the defined functions of an object file (numba puts code in
+    .ltext, the large code model's text section)."""
+    out = subprocess.run(["objdump", "-t", path], capture_output=True, text=True, check=True).stdout
+    symbols = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[-3] in (".text", ".ltext") and int(parts[-2], 16) > 0:
+            symbols.append((int(parts[0], 16), int(parts[-2], 16), parts[-1]))
+    return sorted(symbols)
+
+
+def run(args):
+    objects = _record_objects()
+    import numba
+    import numpy as np
+
+    numba.set_num_threads(1)
+    from cule_py.console import ConsoleBatch
+    from cule_py.kernels import environment
+    from cule_py.kernels import layout as L
+    from cule_py.roms import load_rom
+
+    batch = ConsoleBatch(load_rom(args.game), args.consoles, env_seed=np.arange(args.consoles),
+                         repeat_action_probability=0.25)
+    if args.no_pixels:
+        batch.state[:, L.TIA_SKIP_DRAW] = 1
+    batch.act(np.zeros(args.consoles, np.int64), frames=10)      # loads the kernel
+    engine = next(iter(environment.drive.overloads.values())).library.codegen._engine
+    os.makedirs(args.out, exist_ok=True)
+    placed = []
+    for k, (name, blob) in enumerate(objects.items()):
+        path = os.path.join(args.out, f"object{k}.o")
+        with open(path, "wb") as f:
+            f.write(blob)
+        for offset, _, symbol in _text_symbols(path):
+            try:
+                address = engine.get_function_address(symbol)
+            except Exception:
+                continue
+            if address:
+                placed.append({"object": path, "base": address - offset, "library": name})
+                break
+    with open(os.path.join(args.out, "objects.json"), "w") as f:
+        json.dump(placed, f)
+    rng = np.random.default_rng(0)
+    start, frames = time.perf_counter(), 0
+    while frames < args.frames:
+        batch.act(rng.integers(0, 18, args.consoles), frames=50)
+        frames += 50
+    elapsed = time.perf_counter() - start
+    print(f"{args.game}: {args.consoles * frames / elapsed:.0f} frames/s on one thread "
+          f"({'no pixels' if args.no_pixels else 'pixels'}); objects in {args.out}")
+
+
+def report(args):
+    with open(os.path.join(args.out, "objects.json")) as f:
+        placed = json.load(f)
+    functions = []        # (start address, end address, name, object path, object offset)
+    for entry in placed:
+        for offset, size, name in _text_symbols(entry["object"]):
+            start = entry["base"] + offset
+            functions.append((start, start + size, name, entry["object"], offset))
+    functions.sort()
+    starts = [f[0] for f in functions]
+    script = subprocess.run(["perf", "script", "-i", args.perf, "-F", "ip"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    total = len(script)
+    per_function = collections.Counter()
+    per_address = collections.Counter()
+    for word in script:
+        ip = int(word, 16)
+        i = bisect.bisect_right(starts, ip) - 1
+        if i >= 0 and ip < functions[i][1]:
+            per_function[i] += 1
+            per_address[ip] += 1
+    print(f"{total} samples; {sum(per_function.values())} in the kernels' code")
+    for i, count in per_function.most_common(15):
+        name = re.sub(r"B\d+v\d+B.*", "", functions[i][2])
+        print(f"{100 * count / total:6.2f}%  {name}")
+    if not args.function:
+        return
+    index = next((i for i, f in enumerate(functions) if args.function in f[2]), None)
+    if index is None:
+        sys.exit(f"no function matching {args.function!r}")
+    start, end, name, path, offset = functions[index]
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel",
+                              f"--start-address={offset}", f"--stop-address={offset + end - start}",
+                              path], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in listing.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+        if m:
+            at = int(m.group(1), 16)
+            rows.append((at, m.group(2)[:100], per_address.get(start + at - offset, 0)))
+    shown = set()
+    for i, (_, _, count) in enumerate(rows):
+        if count >= args.threshold:
+            shown.update(range(max(0, i - args.context), min(len(rows), i + 2)))
+    previous = -2
+    for i in sorted(shown):
+        if i != previous + 1:
+            print("   ...")
+        at, text, count = rows[i]
+        print(f"{count:7d} {at:7x}: {text}")
+        previous = i
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="play a game; run this under perf record")
+    p.add_argument("game")
+    p.add_argument("--frames", type=int, default=3000, help="frames per console")
+    p.add_argument("--consoles", type=int, default=16)
+    p.add_argument("--no-pixels", action="store_true")
+    p.add_argument("--out", default="/tmp/cule-prof")
+    p = sub.add_parser("report", help="attribute perf's samples")
+    p.add_argument("--perf", default="perf.data")
+    p.add_argument("--out", default="/tmp/cule-prof")
+    p.add_argument("--function", help="show the hot instructions of this function")
+    p.add_argument("--threshold", type=int, default=30, help="samples for a hot instruction")
+    p.add_argument("--context", type=int, default=3, help="instructions shown before one")
+    args = parser.parse_args()
+    run(args) if args.command == "run" else report(args)
+
+
+if __name__ == "__main__":
+    main()
