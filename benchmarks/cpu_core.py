@@ -38,7 +38,7 @@ def main() -> None:
                 rows.append(("cuda", measure(machines, args.instructions // 50, device="cuda", model=model)))
     print(f"machine: {platform.machine()} {os.cpu_count()} logical CPUs, python {platform.python_version()}, "
           f"numba {numba.__version__}")
-    print(f"| where | model | machines | M instructions/s | M cycles/s |\n|---|---|---|---|---|")
+    print("| where | model | machines | M instructions/s | M cycles/s |\n|---|---|---|---|---|")
     for label, r in rows:
         print(f"| {label} | {r['model']} | {r['machines']} | {r['instr_per_s'] / 1e6:.1f} | "
               f"{r['cycles_per_s'] / 1e6:.1f} |")

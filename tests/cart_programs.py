@@ -129,7 +129,7 @@ def _fx_source(hot: int, banks: int, ram: int, switch=None) -> str:
         src.keep()                             # writing the read port
         src.emit(f"LDA ${FRAME:02X}", "EOR #$5A", "AND #$07", "TAY", "LDA $F0F8,Y",
                  f"STA ${read_port - 0x10:04X}")
-        src.emit("LDA #0", "LDX #0", f"sum: CLC", f"ADC ${read_port:04X},X", "INX",
+        src.emit("LDA #0", "LDX #0", "sum: CLC", f"ADC ${read_port:04X},X", "INX",
                  f"CPX #{ram & 0xFF}", "BNE sum")
         src.keep()
     per_line = (["TXA", f"AND #{banks - 1}", "TAY", f"LDA ${hot:04X},Y"] if hot is not None
@@ -167,7 +167,7 @@ def ua_image() -> bytes:
         return [[f"LDA ${hotspot:04X}"], [f"STA ${hotspot:04X}"],
                 [f"LDA ${hotspot | 0x2000:04X}"],           # a 13-bit mirror: switches
                 [f"BIT ${hotspot:04X}", f"LDA ${hotspot | 0x0800:04X}"],   # not a mirror
-                [f"LDX #0", f"LDA ${hotspot:04X},X"],
+                ["LDX #0", f"LDA ${hotspot:04X},X"],
                 [f"LDA ${hotspot:04X}"]][how % 6]
     source = _fx_source(None, 2, 0, switch)
     # Writing $0240 also reaches the TIA (VSYNC): arm VSYNC there once per frame; the frame then

@@ -141,8 +141,8 @@ def test_action_sets_equal_ales(game):
     """getMinimalActionSet / getLegalActionSet of ale-py itself (skiing's legal set is 9)."""
     ale = ale_oracle.make_ale(roms.get_rom_path(game), seed=0)
     emulator = AtariEmulator(game, 1, seed=0)
-    assert emulator.minimal_action_set().tolist() == [int(a) for a in ale.getMinimalActionSet()]
-    assert emulator.legal_action_set().tolist() == [int(a) for a in ale.getLegalActionSet()]
+    assert emulator.minimal_action_set().tolist() == [a.value for a in ale.getMinimalActionSet()]
+    assert emulator.legal_action_set().tolist() == [a.value for a in ale.getLegalActionSet()]
 
 
 @pytest.fixture(scope="module")
