@@ -198,9 +198,17 @@ NTSC_GRAY = _grey_table(NTSC_RGB)
 PAL_GRAY = _grey_table(PAL_RGB)
 
 
+# Each colour as one 3-byte cell: np.take of whole cells is ~4x faster than indexing the
+# (256, 3) table's rows (measured: 150 vs 570 us for one 210x160 screen).
+_RGB_CELLS = {pal: np.ascontiguousarray(table).view("V3").ravel()
+              for pal, table in ((False, NTSC_RGB), (True, PAL_RGB))}
+
+
 def to_rgb(screen: np.ndarray, pal: bool) -> np.ndarray:
     """`getScreenRGB()` from `getScreen()`: uint8 indices of any shape -> that shape + (3,)."""
-    return (PAL_RGB if pal else NTSC_RGB)[np.asarray(screen, dtype=np.uint8)]
+    screen = np.asarray(screen, dtype=np.uint8)
+    cells = np.take(_RGB_CELLS[bool(pal)], screen)
+    return cells.view(np.uint8).reshape(screen.shape + (3,))
 
 
 def to_grayscale(screen: np.ndarray, pal: bool) -> np.ndarray:
