@@ -333,13 +333,11 @@ class ConsoleBatch:
         select, shown = self._selection
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
         with numba_threads(resolve_threads(0, self.num_envs)):
-            self._drive_kernel(op, mask, difficulty, select, shown, frames)
-
-    def _drive_kernel(self, op, mask, difficulty, select, shown, frames) -> None:
-        env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,
-                         self.frame_buffers, self.logic, self._params, self._inputs(difficulty),
-                         self.env_rng, self._threshold(), self.rng, select, shown,
-                         self._starting, self._rows, frames, self._rewards, mask)
+            env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,
+                             self.frame_buffers, self.logic, self._params,
+                             self._inputs(difficulty), self.env_rng, self._threshold(), self.rng,
+                             select, shown, self._starting, self._rows, frames, self._rewards,
+                             mask)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

@@ -29,7 +29,6 @@ from gymnasium.utils import seeding
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from ._device import parse_device, require_cuda, simulator_enabled
-from ._threads import numba_threads
 from .emulator import AtariEmulator, EmulatorState
 from .games import Action
 from .vector import AtariVectorEnv
@@ -288,12 +287,10 @@ class ALEInterfaceView:
         action = int(getattr(action, "value", action))     # ale_py.Action has no __int__
         if not 0 <= action < 18:
             raise ValueError(f"ALE action ids are 0..17, got {action}")
-        with numba_threads(1):
-            return int(self._emu.act(np.array([action], np.int64))[0])
+        return int(self._emu.act(np.array([action], np.int64))[0])
 
     def reset_game(self) -> None:
-        with numba_threads(1):
-            self._emu.reset()
+        self._emu.reset()
 
     def lives(self) -> int:
         return int(self._emu.lives()[0])
@@ -420,11 +417,10 @@ class AtariEnv(gymnasium.Env):
 
     def load_game(self) -> None:
         """ALE's loadROM with the current random_seed, then setMode / setDifficulty."""
-        with numba_threads(1):
-            self.emulator = AtariEmulator(self._game, 1, seed=self._ale_seed,
-                                          repeat_action_probability=self._sticky,
-                                          mode=self._mode, difficulty=self._difficulty,
-                                          max_num_frames_per_episode=self._max_frames)
+        self.emulator = AtariEmulator(self._game, 1, seed=self._ale_seed,
+                                      repeat_action_probability=self._sticky,
+                                      mode=self._mode, difficulty=self._difficulty,
+                                      max_num_frames_per_episode=self._max_frames)
 
     # -- the gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -433,8 +429,7 @@ class AtariEnv(gymnasium.Env):
         if seed is not None:
             seeded_with = self.seed_game(seed)
             self.load_game()
-        with numba_threads(1):
-            self.emulator.reset()
+        self.emulator.reset()
         info = self._get_info()
         if seeded_with is not None:
             info["seeds"] = seeded_with
@@ -457,9 +452,8 @@ class AtariEnv(gymnasium.Env):
             frameskip = self.np_random.integers(*self._frameskip)
         ale_action = self._action_set[index:index + 1]
         reward = 0.0
-        with numba_threads(1):      # one console: a parallel launch would only add wake-ups
-            for _ in range(frameskip):
-                reward += int(self.emulator.act(ale_action)[0])
+        for _ in range(frameskip):
+            reward += int(self.emulator.act(ale_action)[0])
         terminated = bool(self.emulator.game_over(with_truncation=False)[0])
         truncated = bool(self.emulator.truncated()[0])
         return self._get_obs(), reward, terminated, truncated, self._get_info()

@@ -169,7 +169,10 @@ def main():
     p.add_argument("--threshold", type=int, default=30, help="samples for a hot instruction")
     p.add_argument("--context", type=int, default=3, help="instructions shown before one")
     args = parser.parse_args()
-    run(args) if args.command == "run" else report(args)
+    if args.command == "run":
+        run(args)
+    else:
+        report(args)
 
 
 if __name__ == "__main__":

@@ -775,12 +775,9 @@ def paddle_charged(st, env, resistance, clk):
 def read(st, fb, env, addr, clk, data_bus):
     """A CPU read of TIA register `addr` at system cycle `clk`; undriven bits carry bus noise."""
     reg = addr & 0x0F
+    noise = data_bus & 0x3F
     if reg < 8:                                         # collisions: drawn up to now first
         update_frame(st, fb, env, 3 * clk)
-    else:
-        defer_drawing(st, env, 3 * clk)
-    noise = data_bus & 0x3F
-    if reg < 8:
         collision = np.int32(st[env, L.TIA_COLLISION])
         value = noise
         if (collision >> COLLISION_READ_D7[reg]) & 1:
@@ -789,6 +786,7 @@ def read(st, fb, env, addr, clk, data_bus):
         if d6 >= 0 and (collision >> d6) & 1:
             value |= 0x40
         return value
+    defer_drawing(st, env, 3 * clk)
     if reg < 12:                                        # INPT0-3: pot resistances by pin
         if paddle_charged(st, env, np.int32(st[env, L.IN_POT0 + reg - 8]), clk):
             return 0x80 | noise
