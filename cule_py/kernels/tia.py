@@ -246,6 +246,53 @@ def _colour_shifts():
 COLOUR_SHIFTS = _colour_shifts()
 
 
+# ---- which 8-pixel blocks of a line an object can touch --------------------------------------
+#
+# The general case of draw_pixels looks up every object's mask at every pixel. Objects cover a
+# few pixels of a line, so it first works out, from positions and NUSIZ alone, the 8-pixel blocks
+# (bit b: pixels 8b..8b+7) in which each enabled object can be on, and runs the per-object lookups
+# only there; elsewhere only the playfield can be on, so no collision can latch there and the
+# colour comes from the same priority table with the playfield bit alone. The spans below are the
+# distances d = (x - pos) mod 160 at which player_bit / missile_on can be non-zero.
+
+@register_jitable(forceinline=True)
+def block_span(start, length):
+    """Bits of the 8-pixel blocks holding pixels start .. start + length - 1 (mod 160)."""
+    s = np.int32(start % 160)
+    e = s + length
+    if e <= 160:
+        return np.int32(((2 << ((e - 1) >> 3)) - 1) ^ ((1 << (s >> 3)) - 1))
+    return np.int32((((2 << 19) - 1) ^ ((1 << (s >> 3)) - 1))
+                    | ((2 << ((e - 161) >> 3)) - 1))
+
+
+@register_jitable(forceinline=True)
+def copies_blocks(pos, mode, first_copy, width):
+    """Blocks of the copies (16-pixel spacing, as COPY_SETS) of a `width`-pixel object."""
+    blocks = np.int32(0)
+    copies = np.int32(COPY_SETS[mode])
+    for copy in range(first_copy, 5):
+        if (copies >> copy) & 1:
+            blocks = np.int32(blocks | block_span(pos + 16 * copy, width))
+    return blocks
+
+
+@register_jitable(forceinline=True)
+def player_blocks(pos, mode, suppress):
+    if mode == 5 or mode == 7:
+        if suppress != 0:
+            return np.int32(0)
+        return block_span(pos + 1, 16 if mode == 5 else 32)
+    return copies_blocks(pos, mode, 1 if suppress != 0 else 0, 8)
+
+
+@register_jitable(forceinline=True)
+def missile_blocks(pos, mode, size):
+    if mode == 5 or mode == 7:
+        return block_span(pos, 1 << size)
+    return copies_blocks(pos, mode, 0, 1 << size)
+
+
 @register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions.
@@ -334,22 +381,59 @@ def draw_pixels(st, fb, env, row, x0, n):
         possible = np.int32(COLLISIONS[enabled])
         if collision & possible == possible:
             return
-    for x in range(x0, x1):
-        on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1) << 5
-                      | (((player_mask(p0_base + x) & grp0) + 0xFF) >> 8)
-                      | ((((player_mask(p1_base + x) & grp1) + 0xFF) >> 8) << 1)
-                      | (missile_mask(m0_base + x) << 2)
-                      | (missile_mask(m1_base + x) << 3)
-                      | (np.int32(BALL_MASKS[np.uint32(bl_base + x)]) << 4))
-        collision = np.int32(collision | COLLISIONS[np.uint32(on)])
-        if skip_draw:
-            continue
-        shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2 + (1 if x >= 80 else 0))])
-        if shift > 24:
-            # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from vectorizing
-            # this loop with gathers, which are slower than scalar loads for these short spans.
-            break
-        fb[env, buf, row, np.uint32(x)] = (colours >> shift) & 0xFF
+    covered = np.int32(0)
+    if grp0 != 0:
+        covered |= player_blocks(np.int32(st[env, L.TIA_MASK_P0_POS]),
+                                 np.int32(st[env, L.TIA_MASK_P0_MODE]),
+                                 np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
+    if grp1 != 0:
+        covered |= player_blocks(np.int32(st[env, L.TIA_MASK_P1_POS]),
+                                 np.int32(st[env, L.TIA_MASK_P1_MODE]),
+                                 np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]))
+    if m0_on:
+        covered |= missile_blocks(np.int32(st[env, L.TIA_MASK_M0_POS]),
+                                  np.int32(st[env, L.TIA_MASK_M0_MODE]),
+                                  np.int32(st[env, L.TIA_MASK_M0_SIZE]))
+    if m1_on:
+        covered |= missile_blocks(np.int32(st[env, L.TIA_MASK_M1_POS]),
+                                  np.int32(st[env, L.TIA_MASK_M1_MODE]),
+                                  np.int32(st[env, L.TIA_MASK_M1_SIZE]))
+    if bl_on:
+        covered |= block_span(np.int32(st[env, L.TIA_MASK_BL_POS]),
+                              1 << np.int32(st[env, L.TIA_MASK_BL_SIZE]))
+    x = x0
+    while x < x1:
+        # A run of blocks that are all covered, or all not, from x.
+        block = x >> 3
+        inside = (covered >> block) & 1
+        while block < 19 and ((covered >> (block + 1)) & 1) == inside:
+            block += 1
+        end = min((block + 1) << 3, x1)
+        if inside:
+            for xx in range(x, end):
+                on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + xx)])) & 1) << 5
+                              | (((player_mask(p0_base + xx) & grp0) + 0xFF) >> 8)
+                              | ((((player_mask(p1_base + xx) & grp1) + 0xFF) >> 8) << 1)
+                              | (missile_mask(m0_base + xx) << 2)
+                              | (missile_mask(m1_base + xx) << 3)
+                              | (np.int32(BALL_MASKS[np.uint32(bl_base + xx)]) << 4))
+                collision = np.int32(collision | COLLISIONS[np.uint32(on)])
+                if skip_draw:
+                    continue
+                shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2
+                                                         + (1 if xx >= 80 else 0))])
+                if shift > 24:
+                    # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from
+                    # vectorizing this loop with gathers, slower than scalar loads here.
+                    break
+                fb[env, buf, row, np.uint32(xx)] = (colours >> shift) & 0xFF
+        elif not skip_draw:
+            for xx in range(x, end):
+                on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + xx)])) & 1) << 5)
+                shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2
+                                                         + (1 if xx >= 80 else 0))])
+                fb[env, buf, row, np.uint32(xx)] = (colours >> shift) & 0xFF
+        x = end
     st[env, L.TIA_COLLISION] = collision
 
 
