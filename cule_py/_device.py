@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Device:
@@ -54,3 +56,151 @@ def require_cupy():
             "GPU arrays need cupy: install the 'cuda' extra (pip install 'cule_py[cuda]', CUDA 13) "
             "or cupy-cuda12x for CUDA 12") from err
     return cupy
+
+
+class DeferredRangeCheck:
+    """Range checks of action arrays that live on the GPU, without a host sync per call.
+
+    Reading an array's min and max would make the host wait for the GPU at every step. Instead
+    `note` ORs "some value was out of range" into a sticky flag on the GPU and queues an async
+    copy of it into pinned host memory; `raise_if_seen` (run at the start of every call, and by
+    `note` itself) raises once that copy has landed and shows the flag set. So a bad array is
+    reported by the call after the one that received it at the latest (by that one when the GPU
+    has caught up); the consoles played the ids clipped into range in the meantime."""
+
+    def __init__(self, cupy):
+        import cupyx
+
+        self._cupy = cupy
+        self._flag = cupy.zeros(1, np.bool_)
+        self._seen = cupyx.empty_pinned(1, np.bool_)
+        self._seen[0] = False
+        self._event = None
+        self._what = ""
+
+    def note(self, bad, what: str) -> None:
+        self.raise_if_seen()
+        cp = self._cupy
+        stream = cp.cuda.get_current_stream()
+        cp.logical_or(self._flag, bad.any(keepdims=True), out=self._flag)
+        cp.asnumpy(self._flag, stream=stream, out=self._seen, blocking=False)
+        self._event = cp.cuda.Event(block=False, disable_timing=True)
+        self._event.record(stream)
+        self._what = what
+
+    def raise_if_seen(self, wait: bool = False) -> None:
+        if self._event is None:
+            return
+        if wait:
+            self._event.synchronize()
+        elif not self._event.done:
+            return
+        if self._seen[0]:
+            self._flag[:] = False
+            self._seen[0] = False
+            self._event = None
+            raise ValueError(f"{self._what}: an action array on the GPU held values out of range "
+                             f"(checked on the GPU without a host sync, so reported one call "
+                             f"late at most; the consoles played them clipped into range). "
+                             f"Reset the affected consoles and check the policy's outputs.")
+
+
+class GpuArrays:
+    """What a batch on device="cuda[:N]" needs: cupy, field-major arrays, cached GPU copies of
+    small host tables, and kernel launches on the caller's current cupy stream."""
+
+    THREADS_PER_BLOCK = 128
+
+    def __init__(self, index: int):
+        self.cuda = require_cuda(index)
+        self.cupy = require_cupy()
+        self.cupy.cuda.Device(index).use()
+        self.index = index
+        self.threads_per_block = int(os.environ.get("CULE_PY_THREADS_PER_BLOCK",
+                                                    self.THREADS_PER_BLOCK))
+        self.range_check = DeferredRangeCheck(self.cupy)
+        self._constants: dict[int, tuple] = {}
+        self._views: dict[int, tuple] = {}
+
+    def field_major(self, shape, dtype):
+        """zeros(shape) whose first index (the console) is fastest in memory: a warp's threads
+        reading one field of their consoles touch consecutive addresses."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        memory = self.cupy.zeros(shape[1:] + shape[:1], dtype)
+        return self.cupy.moveaxis(memory, -1, 0)
+
+    @staticmethod
+    def is_device_array(x) -> bool:
+        return hasattr(x, "__cuda_array_interface__")
+
+    def as_cupy(self, x):
+        """A cupy view of a GPU array (cupy, torch, anything with DLPack / the CUDA array
+        interface), without copying; DLPack's stream exchange orders it after the producer's
+        work on the GPU instead of making the host wait."""
+        cp = self.cupy
+        if isinstance(x, cp.ndarray):
+            return x
+        if hasattr(x, "__dlpack__"):
+            return cp.from_dlpack(x)
+        return cp.asarray(x)
+
+    def checked_device_ints(self, values, shape, limit: int, what: str):
+        """`values` (on the GPU) as int32 ids in 0..limit-1; dtype and shape checked here, the
+        range on the GPU (see DeferredRangeCheck)."""
+        array = self.as_cupy(values)
+        if array.dtype.kind not in "iu":
+            raise TypeError(f"{what}: actions must be integers (any int dtype), got dtype "
+                            f"{array.dtype}")
+        if array.shape != tuple(shape):
+            raise ValueError(f"{what}: actions must have shape {tuple(shape)}, got {array.shape}")
+        cp = self.cupy
+        bad = (array < 0) | (array >= limit) if array.dtype.kind == "i" else (array >= limit)
+        self.range_check.note(bad, what)
+        return cp.clip(array, 0, limit - 1).astype(np.int32)
+
+    def constant(self, host: np.ndarray):
+        """A GPU copy of a small host table, uploaded again only when its contents change (an
+        upload from pageable memory waits for the GPU; steady-state steps upload nothing)."""
+        key = id(host)
+        data = host.tobytes()
+        hit = self._constants.get(key)
+        if hit is not None and hit[0] is host and hit[1] == data:
+            return hit[2]
+        if len(self._constants) > 64:
+            self._constants.clear()
+        device = self.cupy.asarray(host)
+        self._constants[key] = (host, data, device)
+        return device
+
+    def _numba_view(self, array):
+        """numba's view of a cupy array, made once per array (sync=False: the launch is ordered
+        on the stream, the host never waits)."""
+        if simulator_enabled():
+            # Tests: numpy stands in for cupy; the simulator's device-array wrapper takes the
+            # strided (field-major) views without copying them.
+            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+            return FakeCUDAArray(array)
+        key = id(array)
+        hit = self._views.get(key)
+        if hit is not None and hit[0] is array:
+            return hit[1]
+        if len(self._views) > 256:
+            self._views.clear()
+        view = self.cuda.as_cuda_array(array, sync=False)
+        self._views[key] = (array, view)
+        return view
+
+    def stream(self):
+        if simulator_enabled():
+            return 0
+        return self.cuda.external_stream(self.cupy.cuda.get_current_stream().ptr)
+
+    def launch(self, kernel, consoles: int, *args) -> None:
+        """kernel[blocks, threads_per_block, the current cupy stream](*args), one thread per
+        console."""
+        self.range_check.raise_if_seen()
+        cp = self.cupy
+        converted = [self._numba_view(a) if isinstance(a, cp.ndarray) else a for a in args]
+        tpb = self.threads_per_block
+        kernel[(consoles + tpb - 1) // tpb, tpb, self.stream()](*converted)

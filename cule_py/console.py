@@ -5,6 +5,13 @@ and paddle games. The engine under `cule_py.AtariEmulator`.
 Status: the cartridge schemes in `kernels.cart.SCHEME_IDS` (every scheme ALE's games use, and
 F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inexactly.
 
+Backends: device="cpu" keeps every array in host memory, console-major, and runs the numba CPU
+entry (`environment.drive`) on all cores; device="cuda[:N]" keeps them in GPU memory (cupy),
+field-major (DESIGN.md, "State"), and launches `environment.drive_cuda` on the caller's current
+cupy stream, one console per thread. The host code below is the same for both (`self.xp` is numpy
+or cupy); it only synchronises with the GPU inside power-on and reset_game (PAL votes, the
+system-RNG table's size, a failed mode selection), never in `act`.
+
 Settings follow ALE's `loadROM; setMode(m); setDifficulty(d)`: the constructor (and
 `power_on`) runs `loadROM`, whose own reset_game plays the game's default mode and difficulty;
 the batch's mode then takes effect at the next `reset()` (as ALE's setMode does), its
@@ -19,6 +26,7 @@ from . import modes as game_modes
 from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
+from ._device import GpuArrays, parse_device
 from ._threads import numba_threads, resolve_threads
 from .kernels import cart
 from .kernels import environment as env_kernel
@@ -78,11 +86,17 @@ class ConsoleBatch:
                 twice per `act` frame (sticky actions) and for Adventure's Select presses.
     repeat_action_probability: ALE's sticky-action probability.
     max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
+    device:     "cpu", "cuda" or "cuda:N" (see the module doc).
     """
 
     def __init__(self, game, num_envs: int, mode: int | None = None,
                  difficulty: int | None = None, env_seed=0,
-                 repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0):
+                 repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0,
+                 device: str = "cpu"):
+        where = parse_device(device)
+        # On the GPU: cupy arrays, field-major, and the launch plumbing (None on the CPU).
+        self.gpu = GpuArrays(where.index) if where.kind == "cuda" else None
+        self.xp = self.gpu.cupy if self.gpu else np
         self.rom = game if isinstance(game, roms.Rom) else roms.load_rom(game)
         # A ROM loaded with allow_unknown=True has no ALE settings: defaults, no game logic.
         self.game = self.rom.game or games.settings_for_unknown(
@@ -102,30 +116,32 @@ class ConsoleBatch:
                 max_num_frames_per_episode, (int, np.integer)) or max_num_frames_per_episode < 0:
             raise ValueError("max_num_frames_per_episode must be an int >= 0 (0: no limit), got "
                              f"{max_num_frames_per_episode!r}")
-        self.rom_bytes = np.frombuffer(self.rom.data, np.uint8).copy()
         self.scheme = cart.SCHEME_IDS[self.rom.scheme]
-        self.rng = system_rng_stream()
         n = self.num_envs
-        self.state = np.zeros((n, L.STATE_FIELDS), np.int32)
-        # The kernels' RAM row: the RIOT's 128 bytes, then the cartridge's RAM (Superchip, FA,
-        # E7). `ram` is the RIOT part (what ALE's getRAM reads), `cart_ram` the rest; both views.
-        self.memory = np.zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
-        self.ram = self.memory[:, :128]
-        self.cart_ram = self.memory[:, 128:]
-        self.frame_buffers = np.zeros((n, 2, 250, 160), np.uint8)
-        self.logic = np.zeros((n, game_logic.LOGIC_FIELDS), np.int32)
-        self.env_rng = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self.env_rng_seed = np.zeros(n, np.int64)
         self.env_rng_seed[:] = env_seed
         if (self.env_rng_seed < 0).any() or (self.env_rng_seed > 0xFFFFFFFF).any():
             raise ValueError("env_seed must be in 0..2**32-1 (ALE seeds std::mt19937 with it)")
-        self._rows = np.zeros(n, np.int32)
-        self._rewards = np.zeros(n, np.int32)
+        zeros = self.zeros
+        self.rom_bytes = self.to_device(np.frombuffer(self.rom.data, np.uint8).copy())
+        self.rng = self.to_device(system_rng_stream())
+        self.state = zeros((n, L.STATE_FIELDS), np.int32)
+        # The kernels' RAM row: the RIOT's 128 bytes, then the cartridge's RAM (Superchip, FA,
+        # E7). `ram` is the RIOT part (what ALE's getRAM reads), `cart_ram` the rest; both views.
+        self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
+        self.ram = self.memory[:, :128]
+        self.cart_ram = self.memory[:, 128:]
+        self.frame_buffers = zeros((n, 2, 250, 160), np.uint8)
+        self.logic = zeros((n, game_logic.LOGIC_FIELDS), np.int32)
+        self.env_rng = zeros((n, mt19937.MT_COLUMNS), np.int64)
+        self._rows = zeros(n, np.int32)
+        self._rewards = zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
         # act(): ALE plays an action outside the game's legal set as NOOP.
         self._act_rows = np.full(18, NOOP, np.int32)
         legal = [int(a) for a in self.game.legal_actions if int(a) < 18]
         self._act_rows[legal] = legal
+        self._act_rows_device = self.to_device(self._act_rows)
         self._params = np.zeros(env_kernel.PARAMS, np.int32)
         self._params[env_kernel.P_GAME_ID] = (game_logic.GAME_ID[self.game.rom_id]
                                              if self.game.rom_id in game_logic.IMPLEMENTED
@@ -142,6 +158,24 @@ class ConsoleBatch:
         self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
                                    for a in self.game.starting_actions], np.int32)
         self.power_on()
+        # Every console of a batch runs one ROM, so one display height (PAL detection settles it).
+        self.height = int(self.state[0, L.TIA_HEIGHT])
+        self.pal = bool(self.state[0, L.TIA_PAL])
+
+    # -- arrays ----------------------------------------------------------------------------------
+    def zeros(self, shape, dtype):
+        """A zeroed per-console array: host memory, or GPU memory field-major (console index
+        fastest in memory) seen through a view indexed [console, ...] as on the CPU."""
+        if self.gpu is None:
+            return np.zeros(shape, dtype)
+        return self.gpu.field_major(shape, dtype)
+
+    def to_device(self, array: np.ndarray):
+        """A host array as the kernels take it (itself on the CPU, a GPU copy on the GPU)."""
+        return array if self.gpu is None else self.xp.asarray(array)
+
+    def device_mask(self, mask: np.ndarray):
+        return mask if self.gpu is None else self.xp.asarray(mask)
 
     # -- settings --------------------------------------------------------------------------------
     def _checked_mode(self, mode):
@@ -175,40 +209,45 @@ class ConsoleBatch:
         """`loadROM`: RAM from the system RNG, PAL detection, two System resets, then reset_game
         in the game's default mode and difficulty. The environment RNG is seeded anew."""
         mask = self._mask(mask)
+        where = self.device_mask(mask)
         st = self.state
-        mt19937.seed_generators(self.env_rng, self.env_rng_seed, mask)
-        self.ram[mask] = self.rng[:128] & 0xFF
-        self.logic[mask] = 0
-        self.frame_buffers[mask] = 0
+        generators = np.zeros((int(mask.sum()), mt19937.MT_COLUMNS), np.int64)
+        mt19937.seed_generators(generators, self.env_rng_seed[mask],
+                                np.ones(len(generators), np.bool_))
+        self.env_rng[where] = self.to_device(generators)
+        self.ram[where] = self.rng[:128] & 0xFF
+        self.logic[where] = 0
+        self.frame_buffers[where] = 0
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
-        st[mask] = 0
-        st[mask, L.SYSTEM_RNG_POSITION] = 129
-        self.cart_ram[mask] = 0       # ALE's cartridges take their RAM's draws at System resets
-        cart.power_on(st, mask, self.scheme)
-        st[mask, L.TIA_YSTART] = self.game.ystart
-        st[mask, L.TIA_HEIGHT] = self.game.height
-        st[mask, L.TIA_HMOVE_BLANKS_ALLOWED] = int(self.game.hmove_blanks)
+        st[where] = 0
+        st[where, L.SYSTEM_RNG_POSITION] = 129
+        self.cart_ram[where] = 0      # ALE's cartridges take their RAM's draws at System resets
+        cart.power_on(st, where, self.scheme)
+        st[where, L.TIA_YSTART] = self.game.ystart
+        st[where, L.TIA_HEIGHT] = self.game.height
+        st[where, L.TIA_HMOVE_BLANKS_ALLOWED] = int(self.game.hmove_blanks)
         # Until ALE first applies its difficulty setting, the switches sit where Stella's
         # properties put them; the paddles' resistance events are still 0.
         left, right = self.game.power_on_difficulty
         difficulty = (1 if left == "A" else 0) | (2 if right == "A" else 0)
         rows = self._inputs(difficulty)[env_kernel.SWITCHES_PLAIN, NOOP, :env_kernel.INPUT_FIELDS]
-        st[np.ix_(mask, np.arange(L.IN_SWCHA, L.IN_POT3 + 1))] = rows
+        for field, value in zip(range(L.IN_SWCHA, L.IN_POT3 + 1), rows.tolist()):
+            st[where, field] = value
         if self.game.paddles is not None:
-            st[mask, L.IN_POT0] = POT_GROUNDED
-            st[mask, L.IN_POT1] = POT_GROUNDED
+            st[where, L.IN_POT0] = POT_GROUNDED
+            st[where, L.IN_POT1] = POT_GROUNDED
         self._system_reset(mask)
-        pal_votes = np.zeros(self.num_envs, np.int32)
+        pal_votes = self.xp.zeros(self.num_envs, np.int32)
         for frame in range(_PAL_DETECT_FRAMES):
             self._drive(env_kernel.OP_FRAMES, mask, difficulty, frames=1)
             if frame >= 30:
                 pal_votes += st[:, L.TIA_SCANLINES_LAST_FRAME] > 285
-        pal = mask & (pal_votes >= 15)
+        pal = where & (pal_votes >= 15)
         st[pal, L.TIA_PAL] = 1
         if self.game.height == 210:
             st[pal, L.TIA_HEIGHT] = 250
         self._system_reset(mask)
-        st[mask, L.ENV_FRAME_NUMBER] = 0
+        st[where, L.ENV_FRAME_NUMBER] = 0
         self._reset_game(mask, self.game.default_mode, self.game.default_difficulty)
 
     def reset(self, mask=None) -> None:
@@ -219,14 +258,22 @@ class ConsoleBatch:
         """`frames` x ALE's `act(action)` on every console (sticky actions, no emulation once
         the game is over); returns each console's summed reward (int32). An action outside the
         game's legal set plays as NOOP, as in ALE."""
-        rows = self._act_rows[self.checked_actions(actions)]
-        self._rows[:] = rows
+        if self.gpu is not None and self.gpu.is_device_array(actions):
+            # No host sync: shape and dtype are checked here, the range on the GPU (reported
+            # by the next call at the latest; see _device.DeferredRangeCheck).
+            ids = self.gpu.checked_device_ints(actions, (self.num_envs,), 18, "act()")
+            self._rows[:] = self._act_rows_device[ids]
+        else:
+            self._rows[:] = self.to_device(self._act_rows[self.checked_actions(actions)])
         self._drive(env_kernel.OP_ACT, self._all, self.difficulty, frames=frames)
         return self._rewards.copy()
 
     def checked_actions(self, actions) -> np.ndarray:
         """`actions` as an int64 array after ALE-id validation; raises ValueError/TypeError."""
         array = np.asarray(actions)
+        if isinstance(array.dtype, np.dtypes.ObjectDType) or array.dtype.kind == "O":
+            raise TypeError("actions must be an integer array (numpy, or on device='cuda' also "
+                            "cupy / torch CUDA)")
         if array.dtype.kind not in "iu":
             raise TypeError(f"actions must be integer ALE action ids (any int dtype), got dtype "
                             f"{array.dtype}")
@@ -239,19 +286,26 @@ class ConsoleBatch:
         return array.astype(np.int64)
 
     # -- views -----------------------------------------------------------------------------------
-    def screen(self) -> np.ndarray:
-        st = self.state
-        height = int(st[0, L.TIA_HEIGHT])
-        rows = np.arange(self.num_envs)
-        return self.frame_buffers[rows, st[:, L.TIA_BUFFER], :height].copy()
+    def screen(self):
+        """(num_envs, height, 160) palette indices of each console's last frame (a fresh
+        C-contiguous array, on the batch's device)."""
+        xp = self.xp
+        rows = xp.arange(self.num_envs)
+        return xp.ascontiguousarray(
+            self.frame_buffers[rows, self.state[:, L.TIA_BUFFER], :self.height])
 
     def flags(self):
         """(lives, terminal, truncated) per console."""
-        lives = np.zeros(self.num_envs, np.int32)
-        terminal = np.zeros(self.num_envs, np.bool_)
-        truncated = np.zeros(self.num_envs, np.bool_)
-        env_kernel.lives_and_flags(self.logic, self.state, self._params, lives, terminal,
-                                   truncated)
+        xp = self.xp
+        lives = xp.zeros(self.num_envs, np.int32)
+        terminal = xp.zeros(self.num_envs, np.bool_)
+        truncated = xp.zeros(self.num_envs, np.bool_)
+        if self.gpu is None:
+            env_kernel.lives_and_flags(self.logic, self.state, self._params, lives, terminal,
+                                       truncated)
+        else:
+            self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.logic,
+                            self.state, self.to_device(self._params), lives, terminal, truncated)
         return lives, terminal, truncated
 
     # -- the pieces of reset_game ------------------------------------------------------------------
@@ -262,9 +316,9 @@ class ConsoleBatch:
         self._selection = game_modes.selection(self.game, mode)
         self._params[env_kernel.P_MODE] = mode
         self._ensure_system_rng(mask)
-        self.state[mask, L.ENV_SELECT_FAILED] = 0
+        self.state[self.device_mask(mask), L.ENV_SELECT_FAILED] = 0
         self._drive(env_kernel.OP_RESET_GAME, mask, difficulty)
-        failed = mask & (self.state[:, L.ENV_SELECT_FAILED] != 0)
+        failed = mask & self.host(self.state[:, L.ENV_SELECT_FAILED] != 0)
         if failed.any():
             raise RuntimeError(f"{self.game.rom_id}: consoles {np.nonzero(failed)[0].tolist()} "
                                f"never showed mode {mode} after {game_modes.MAX_SELECT_PRESSES} "
@@ -307,9 +361,16 @@ class ConsoleBatch:
         self._input_tables[difficulty] = table
         return table
 
+    def host(self, array) -> np.ndarray:
+        """A numpy copy of a batch array (synchronises with the GPU on device='cuda')."""
+        return array if self.gpu is None else self.xp.asnumpy(array)
+
     def _mask(self, mask) -> np.ndarray:
+        """The console mask as host bools (None: every console)."""
         if mask is None:
             return self._all
+        if self.gpu is not None and self.gpu.is_device_array(mask):
+            mask = self.gpu.cupy.asnumpy(self.gpu.cupy.asarray(mask))
         mask = np.asarray(mask)
         if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
             raise ValueError(f"mask must be {self.num_envs} bools, got shape {mask.shape} "
@@ -317,13 +378,14 @@ class ConsoleBatch:
         return mask
 
     # -- kernels ---------------------------------------------------------------------------------
-    def _ensure_system_rng(self, mask) -> None:
-        """The shared system-RNG table reaches as far as the next System reset draws."""
+    def _ensure_system_rng(self, mask, extra: int = 0) -> None:
+        """The shared system-RNG table reaches as far as the next System reset draws (and
+        `extra` draws beyond)."""
         # One timer draw, then the cartridge RAM's draws.
-        needed = int(self.state[mask, L.SYSTEM_RNG_POSITION].max(initial=0)) + 1 \
-            + self.cart_ram.shape[1]
+        positions = self.host(self.state[:, L.SYSTEM_RNG_POSITION])[mask]
+        needed = int(positions.max(initial=0)) + 1 + self.cart_ram.shape[1] + extra
         if needed > len(self.rng):
-            self.rng = system_rng_stream(max(2 * len(self.rng), needed))
+            self.rng = self.to_device(system_rng_stream(max(2 * len(self.rng), needed)))
 
     def _system_reset(self, mask) -> None:
         self._ensure_system_rng(mask)
@@ -331,6 +393,15 @@ class ConsoleBatch:
 
     def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
         select, shown = self._selection
+        if self.gpu is not None:
+            g = self.gpu
+            g.launch(env_kernel.drive_cuda, self.num_envs, op, self.rom_bytes, self.scheme,
+                     self.memory, self.state, self.frame_buffers, self.logic,
+                     g.constant(self._params), g.constant(self._inputs(difficulty)),
+                     self.env_rng, self._threshold(), self.rng, g.constant(select),
+                     g.constant(shown), g.constant(self._starting), self._rows, frames,
+                     self._rewards, g.constant(mask))
+            return
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
         with numba_threads(resolve_threads(0, self.num_envs)):
             env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,

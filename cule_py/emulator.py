@@ -9,7 +9,9 @@ Console i corresponds to `ALEInterface()` with `random_seed = seed + i`, the giv
 reset_game plays the game's default mode and difficulty), then `setMode(mode)` and
 `setDifficulty(difficulty)` where given: as in ALE, a mode takes effect at the next `reset()`,
 a difficulty at the next frame. Every method is one call on all consoles (or on those where
-`mask` is true); every array returned is a fresh C-contiguous copy.
+`mask` is true); every array returned is a fresh C-contiguous copy: numpy arrays on device="cpu", cupy arrays in GPU memory on
+device="cuda" (zero-copy to torch with `torch.from_dlpack`), where `act` never makes the host wait
+for the GPU: it launches on cupy's current stream and returns at once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import palette
-from ._device import parse_device, require_cuda
+from ._device import parse_device
 from .console import ConsoleBatch
 from .games import Game
 from .roms import load_rom
@@ -44,7 +46,8 @@ class AtariEmulator:
     game:   an ale-py ROM id ("breakout", also "Breakout") or the path of a ROM file.
     seed:   console i gets ALE's `random_seed` = seed + i (sticky actions draw from it);
             None picks a random base seed (see `.seed`).
-    device: "cpu" (numba on all cores). The GPU backend ("cuda") is not built yet.
+    device: "cpu" (numba on all cores) or "cuda" / "cuda:N" (one console per GPU thread; arrays
+            are cupy arrays on that GPU; needs cupy, the `cuda` extra).
     repeat_action_probability, mode, difficulty, max_num_frames_per_episode: ALE's settings
             of the same names (0 frames: no truncation).
     settings: for a ROM file ALE does not know by md5, the rom id whose settings to use.
@@ -56,11 +59,7 @@ class AtariEmulator:
                  repeat_action_probability: float = 0.0, mode: int | None = None,
                  difficulty: int | None = None, max_num_frames_per_episode: int = 0,
                  settings: str | None = None, allow_unknown: bool = False):
-        where = parse_device(device)
-        if where.kind == "cuda":
-            require_cuda(where.index)      # no GPU: an error that names device="cpu"
-            raise NotImplementedError("the CUDA backend of AtariEmulator is not built yet; use "
-                                      "device='cpu'")
+        parse_device(device)               # a bad string fails before the ROM is read
         self.device = device
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -76,7 +75,9 @@ class AtariEmulator:
         rom = load_rom(game, settings=settings, allow_unknown=allow_unknown)
         self._batch = ConsoleBatch(rom, num_envs, env_seed=self.seed + np.arange(num_envs),
                                    repeat_action_probability=repeat_action_probability,
-                                   max_num_frames_per_episode=max_num_frames_per_episode)
+                                   max_num_frames_per_episode=max_num_frames_per_episode,
+                                   device=device)
+        self.xp = self._batch.xp
         if mode is not None:
             self._batch.set_mode(mode)
         if difficulty is not None:
@@ -138,7 +139,7 @@ class AtariEmulator:
     # -- observations -----------------------------------------------------------------------------
     def ram(self) -> np.ndarray:
         """(num_envs, 128) uint8: the RIOT RAM, ALE's getRAM."""
-        return self._batch.ram.copy()
+        return self.xp.array(self._batch.ram, order="C", copy=True)
 
     def screen(self) -> np.ndarray:
         """(num_envs, height, 160) uint8 palette indices, ALE's getScreen."""
@@ -146,15 +147,21 @@ class AtariEmulator:
 
     @property
     def is_pal(self) -> bool:
-        return bool(self._batch.state[0, L.TIA_PAL])
+        return self._batch.pal
 
     def screen_rgb(self) -> np.ndarray:
         """(num_envs, height, 160, 3) uint8, ALE's getScreenRGB."""
-        return palette.to_rgb(self._batch.screen(), self.is_pal)
+        if self.xp is np:
+            return palette.to_rgb(self._batch.screen(), self.is_pal)
+        table = palette.PAL_RGB if self.is_pal else palette.NTSC_RGB
+        return self._batch.gpu.constant(np.asarray(table, np.uint8))[self._batch.screen()]
 
     def screen_grayscale(self) -> np.ndarray:
         """(num_envs, height, 160) uint8, ALE's getScreenGrayscale."""
-        return palette.to_grayscale(self._batch.screen(), self.is_pal)
+        if self.xp is np:
+            return palette.to_grayscale(self._batch.screen(), self.is_pal)
+        table = palette.PAL_GRAY if self.is_pal else palette.NTSC_GRAY
+        return self._batch.gpu.constant(np.asarray(table, np.uint8))[self._batch.screen()]
 
     def lives(self) -> np.ndarray:
         """(num_envs,) int32: ALE's lives()."""
@@ -184,7 +191,9 @@ class AtariEmulator:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
         both screen buffers, game logic, both RNG positions."""
         mask = self._batch._mask(mask).copy()
-        arrays = {name: getattr(self._batch, name)[mask].copy() for name in self._SNAPSHOT}
+        where = self._batch.device_mask(mask)
+        arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[where])
+                  for name in self._SNAPSHOT}
         return EmulatorState(self._batch.rom.md5, mask, arrays)
 
     def restore_state(self, state: EmulatorState, mask=None) -> None:
@@ -197,9 +206,10 @@ class AtariEmulator:
         if (mask & ~state.mask).any():
             raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "
                              f"in this state")
-        picked = mask[state.mask]           # of the snapshot's rows, the ones to restore
+        picked = self._batch.device_mask(mask[state.mask])   # of the snapshot's rows, these
+        where = self._batch.device_mask(mask)
         for name in self._SNAPSHOT:
-            getattr(self._batch, name)[mask] = state.arrays[name][picked]
+            getattr(self._batch, name)[where] = state.arrays[name][picked]
 
     def __repr__(self) -> str:
         return (f"AtariEmulator({self.game.rom_id!r}, num_envs={self.num_envs}, "

@@ -19,7 +19,6 @@ import operator
 import os
 import re
 import sys
-import warnings
 from typing import Any
 
 import gymnasium
@@ -136,6 +135,11 @@ def _resolve_array_type(array_type: str | None, device: str) -> str:
     return array_type
 
 
+def _host(value) -> np.ndarray:
+    """A numpy array of a host or cupy array (masks and seeds: small, and reset waits anyway)."""
+    return value.get() if hasattr(value, "__cuda_array_interface__") else np.asarray(value)
+
+
 class ArrayTypeWrapper(VectorWrapper):
     """Returns the env's arrays (observations, rewards, flags and info arrays) as torch tensors
     or cupy arrays without copying them where they already live: `torch.from_numpy` on the CPU,
@@ -179,9 +183,9 @@ class ArrayTypeWrapper(VectorWrapper):
 
     def reset(self, *, seed=None, options=None):
         if options and options.get("reset_mask") is not None:
-            options = {**options, "reset_mask": np.asarray(self._in(options["reset_mask"]))}
+            options = {**options, "reset_mask": _host(self._in(options["reset_mask"]))}
         if seed is not None and not isinstance(seed, (int, np.integer)):
-            seed = np.asarray(self._in(seed))
+            seed = _host(self._in(seed))
         obs, info = self.env.reset(seed=seed, options=options)
         return self._out(obs), self._out(info)
 
@@ -226,17 +230,7 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
     kwargs.pop("thread_affinity_offset", None)
     where, automatic = _resolve_device(device)
     kind = _resolve_array_type(array_type, where)      # bad combinations fail before building
-    try:
-        env: VectorEnv = AtariVectorEnv(game, num_envs, device=where, **kwargs)
-    except NotImplementedError:
-        if not automatic or where == "cpu":
-            raise
-        warnings.warn("a GPU is present but cule_py's CUDA vector env is not built yet; running "
-                      "on the CPU (pass device='cpu' to silence this)", RuntimeWarning,
-                      stacklevel=3)
-        where = "cpu"
-        env = AtariVectorEnv(game, num_envs, device=where, **kwargs)
-        kind = _resolve_array_type(array_type, where)
+    env: VectorEnv = AtariVectorEnv(game, num_envs, device=where, **kwargs)
     if kind == "numpy" and where == "cpu":
         return env
     return ArrayTypeWrapper(env, kind)

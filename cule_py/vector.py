@@ -16,7 +16,9 @@ per-console statistics of each finished game in `info` ("episode_return": unclip
 "episode_length": agent steps, "episode_ended": which consoles' games the step ended).
 
 A step is one kernel call (cule_py/kernels/agent_step.py) and, when a console resets, a second
-one for the resets; a reset is one call. Steps draw only the frames the observation needs (`lazy_drawing`,
+one for the resets; a reset is one call. On device="cuda" both are always launched (the reset
+kernel returns at once for consoles that do not reset), on cupy's current stream, and `step`
+returns cupy arrays without waiting for the GPU (see `step`). Steps draw only the frames the observation needs (`lazy_drawing`,
 default on; exact, see the kernel's module doc).
 """
 
@@ -59,7 +61,7 @@ class AtariVectorEnv(VectorEnv):
 
     Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
-    reset; None: random, as ale-py's), `device` ("cpu"; "cuda" is not built yet) and
+    reset; None: random, as ale-py's), `device` ("cpu", "cuda" or "cuda:N": cupy arrays) and
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
     num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
     threads numba has)); results do not depend on it.
@@ -75,9 +77,6 @@ class AtariVectorEnv(VectorEnv):
                  reward_clipping: bool = True, use_fire_reset: bool = True,
                  obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
                  lazy_drawing: bool = True, num_threads: int = 0):
-        if device != "cpu":
-            raise NotImplementedError("the CUDA backend of AtariVectorEnv is not built yet (its "
-                                      "kernels compile: agent_step.agent_step_cuda, agent_reset_cuda); use device='cpu'")
         if isinstance(frameskip, bool):
             raise TypeError("frameskip must be an int or a (lo, hi) pair")
         if isinstance(frameskip, (int, np.integer)):
@@ -107,8 +106,10 @@ class AtariVectorEnv(VectorEnv):
         # ale-py's vector env leaves ALE's own truncation off and counts frames itself.
         self._batch = b = ConsoleBatch(game, self.num_envs, env_seed=seeds,
                                        repeat_action_probability=repeat_action_probability,
-                                       max_num_frames_per_episode=0)
+                                       max_num_frames_per_episode=0, device=device)
         self.game = b.game
+        self.xp = xp = b.xp
+        self._gpu = b.gpu
         # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
         # lost_luggage: 9), and ale-py's full action space is that legal set.
         ids = [int(a) for a in (b.game.legal_actions if full_action_space
@@ -116,13 +117,13 @@ class AtariVectorEnv(VectorEnv):
         self.action_set = np.array(ids, np.int64)
         self._action_rows = b._act_rows[self.action_set].astype(np.int32)
         n = self.num_envs
-        src_h = int(b.state[0, L.TIA_HEIGHT])
-        pal = bool(b.state[0, L.TIA_PAL])
+        src_h = b.height
+        pal = b.pal
         channels = 3 if obs_type == "rgb" else 1
         if obs_type == "ram":
             self._palette = np.zeros((256, 1), np.uint8)
             frame_shape, frame_size = (128,), 128
-            self._raw = np.zeros((n, 2, 1), np.uint8)
+            raw_shape = (n, 2, 1)
             tables = [np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.float32)] * 2
         else:
             check_supported(src_h, 160, img_height, img_width)
@@ -134,11 +135,14 @@ class AtariVectorEnv(VectorEnv):
                 self._palette = np.array(table, np.uint8).reshape(256, 1)
                 frame_shape = (img_height, img_width)
             frame_size = img_height * img_width * channels
-            self._raw = np.zeros((n, 2, src_h * 160 * channels), np.uint8)
+            raw_shape = (n, 2, src_h * 160 * channels)
             tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
-        self._tables = tables
-        self._scratch = np.zeros((n, 2, max(img_width * channels, 1)), np.float32)
-        self._obs = np.zeros((n, stack_num, frame_size), np.uint8)
+        self._raw = b.zeros(raw_shape, np.uint8)
+        self._tables = [b.to_device(t) for t in tables]
+        self._palette = b.to_device(self._palette)
+        self._scratch = b.zeros((n, 2, max(img_width * channels, 1)), np.float32)
+        # Console-major even on the GPU: observations are returned as C-contiguous copies.
+        self._obs = xp.zeros((n, stack_num, frame_size), np.uint8)
         self._obs_shape = (n, stack_num, *frame_shape)
         fire = use_fire_reset and int(Action.FIRE) in ids
         cfg = np.zeros(K.CFG_FIELDS, np.int32)
@@ -158,19 +162,26 @@ class AtariVectorEnv(VectorEnv):
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
                               DISABLED: K.AUTORESET_DISABLED}[self._autoreset]
         cfg[K.C_LAZY] = int(lazy_drawing)
-        self._cfg = cfg
-        self._saved_state = np.zeros_like(b.state)
-        self._saved_memory = np.zeros_like(b.memory)
-        self._saved_logic = np.zeros_like(b.logic)
-        self._agent = np.zeros((n, K.AGENT_FIELDS), np.int32)
-        self._noop_mt = np.zeros((n, mt19937.MT_COLUMNS), np.int64)
+        self._cfg_host = cfg
+        self._cfg = b.to_device(cfg)
+        self._action_rows = b.to_device(self._action_rows)
+        self._saved_state = b.zeros(b.state.shape, np.int32)
+        self._saved_memory = b.zeros(b.memory.shape, np.uint8)
+        self._saved_logic = b.zeros(b.logic.shape, np.int32)
+        self._agent = b.zeros((n, K.AGENT_FIELDS), np.int32)
+        self._noop_mt = b.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)
-        self._actions = np.zeros(n, np.int64)
-        self._rewards = np.zeros(n, np.int32)
-        self._terminated = np.zeros(n, np.bool_)
-        self._truncated = np.zeros(n, np.bool_)
-        self._lives = np.zeros(n, np.int32)
+        self._actions = b.zeros(n, np.int64)
+        self._rewards = b.zeros(n, np.int32)
+        self._terminated = b.zeros(n, np.bool_)
+        self._truncated = b.zeros(n, np.bool_)
+        self._lives = b.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
+        self._all_device = b.device_mask(self._all)
+        self._env_ids = xp.arange(n, dtype=np.int32)
+        # GPU: the system-RNG draws the table still holds for certain, counted down by the most
+        # a step can take, so that steps need no sync to know the table is long enough.
+        self._rng_headroom = 0
         self._started = False
         self._setup_spaces()
 
@@ -181,12 +192,17 @@ class AtariVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     # -- kernel plumbing ---------------------------------------------------------------------------
+    def _table(self, host):
+        """A small host table as the kernels take it (a cached GPU copy on the GPU)."""
+        return host if self._gpu is None else self._gpu.constant(host)
+
     def _step_args(self, mask) -> tuple:
         """agent_step_cpu / agent_step_cuda's arguments, in order."""
         b = self._batch
         xd, xs, xa, yd, ys, ya = self._tables
-        return (b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic, b._params,
-                b._inputs(b.difficulty), b.env_rng, b._threshold(), self._agent, self._cfg,
+        return (b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
+                self._table(b._params), self._table(b._inputs(b.difficulty)), b.env_rng,
+                b._threshold(), self._agent, self._cfg,
                 self._action_rows, self._actions, self._palette, self._raw, xd, xs, xa, yd, ys,
                 ya, self._scratch, self._obs, self._rewards, self._terminated, self._truncated,
                 self._lives, self._saved_state, self._saved_memory, self._saved_logic, mask)
@@ -197,8 +213,9 @@ class AtariVectorEnv(VectorEnv):
         select, shown = b._selection
         xd, xs, xa, yd, ys, ya = self._tables
         return (op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                b._params, b._inputs(b.difficulty), b.env_rng, b._threshold(), b.rng, select,
-                shown, b._starting, self._agent, self._noop_mt, self._cfg, self._palette,
+                self._table(b._params), self._table(b._inputs(b.difficulty)), b.env_rng,
+                b._threshold(), b.rng, self._table(select), self._table(shown),
+                self._table(b._starting), self._agent, self._noop_mt, self._cfg, self._palette,
                 self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
                 self._terminated, self._truncated, self._lives, mask)
 
@@ -206,25 +223,51 @@ class AtariVectorEnv(VectorEnv):
         with numba_threads(self._threads):
             self._run_reset_kernels(op, mask)
 
+    def _launch_reset(self, op, mask) -> None:
+        if self._gpu is None:
+            K.agent_reset_cpu(*self._reset_args(op, mask))
+        else:
+            self._gpu.launch(K.agent_reset_cuda, self.num_envs,
+                             *self._reset_args(op, self._batch.device_mask(mask)))
+
     def _run_reset_kernels(self, op, mask) -> None:
-        K.agent_reset_cpu(*self._reset_args(op, mask))
-        # A reset stopped where the shared system-RNG table ran out: grow it, resume.
-        short = self._agent[:, K.A_RNG_SHORT] != 0
-        while short.any():
-            self._batch._ensure_system_rng(short)
-            K.agent_reset_cpu(*self._reset_args(op, short))
-            short = self._agent[:, K.A_RNG_SHORT] != 0
-        failed = self._batch.state[:, L.ENV_SELECT_FAILED] != 0
+        self._launch_reset(op, mask)
+        self._resume_short_resets(op)
+        failed = self._batch.host(self._batch.state[:, L.ENV_SELECT_FAILED] != 0)
         if failed.any():
             raise RuntimeError(f"{self.game.rom_id}: consoles {np.nonzero(failed)[0].tolist()} "
                                f"never showed mode {self._batch.mode} in reset_game")
 
+    def _resume_short_resets(self, op) -> None:
+        """A reset stopped where the shared system-RNG table ran out: grow it, resume."""
+        b = self._batch
+        short = b.host(self._agent[:, K.A_RNG_SHORT] != 0)
+        while short.any():
+            b._ensure_system_rng(short)
+            self._launch_reset(op, short)
+            short = b.host(self._agent[:, K.A_RNG_SHORT] != 0)
+        if self._gpu is not None:
+            # Room for 4,096 more steps before the next look: a step resets a console at most
+            # 2 + noop_max times (a game over among the noops resets again), each reset one
+            # System reset drawing 1 + cartridge-RAM bytes.
+            b._ensure_system_rng(self._all, extra=self._draws_per_step() * 4096)
+            top = int(b.host(b.state[:, L.SYSTEM_RNG_POSITION]).max())
+            self._rng_headroom = len(b.rng) - top - 1 - b.cart_ram.shape[1]
+
+    def _draws_per_step(self) -> int:
+        return (2 + int(self._cfg_host[K.C_NOOP_MAX])) * (1 + self._batch.cart_ram.shape[1])
+
     def _seed_noop_rng(self, mask, seeds) -> None:
         full = np.zeros(self.num_envs, np.int64)
         full[mask] = seeds
-        mt19937.seed_generators(self._noop_mt, full, mask)
-        self._agent[mask, K.A_SKIP_SEED] = (full[mask] & 0x7FFFFFFF).astype(np.int32)
-        self._agent[mask, K.A_STEPS] = 0
+        generators = np.zeros((int(mask.sum()), mt19937.MT_COLUMNS), np.int64)
+        mt19937.seed_generators(generators, full[mask], np.ones(len(generators), np.bool_))
+        b = self._batch
+        where = b.device_mask(mask)
+        self._noop_mt[where] = b.to_device(generators)
+        self._agent[where, K.A_SKIP_SEED] = b.to_device(
+            (full[mask] & 0x7FFFFFFF).astype(np.int32))
+        self._agent[where, K.A_STEPS] = 0
 
     def _reset_envs(self, mask, seeds=None) -> None:
         """AtariVectorEnv's reset of the sub-environments in `mask`: (with seeds: ALE random_seed
@@ -236,7 +279,7 @@ class AtariVectorEnv(VectorEnv):
             b.env_rng_seed[mask] = seeds
             b.power_on(mask)
             self._seed_noop_rng(mask, seeds)
-        self._agent[mask, K.A_REGAME] = 0
+        self._agent[self._batch.device_mask(mask), K.A_REGAME] = 0
         self._run_reset(K.OP_RESET, mask)
 
     # -- the gymnasium vector API ----------------------------------------------------------------
@@ -246,7 +289,10 @@ class AtariVectorEnv(VectorEnv):
         resets only those consoles."""
         mask = self._all
         if options and options.get("reset_mask") is not None:
-            mask = np.asarray(options["reset_mask"])
+            mask = options["reset_mask"]
+            if self._gpu is not None and self._gpu.is_device_array(mask):
+                mask = self.xp.asnumpy(self._gpu.as_cupy(mask))
+            mask = np.asarray(mask)
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
                 raise ValueError(f"reset_mask must be {self.num_envs} bools")
         count = int(mask.sum())
@@ -270,17 +316,20 @@ class AtariVectorEnv(VectorEnv):
         autoreset mode."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integer indices into the action "
-                             f"set, got shape {actions.shape} dtype {actions.dtype}")
-        if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
-            raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
-        self._actions[:] = actions
-        with numba_threads(self._threads):
-            K.agent_step_cpu(*self._step_args(self._all))
-            if (self._agent[:, K.A_RESET_NOW] != 0).any():  # (free on the CPU; a GPU just launches)
-                self._run_reset_kernels(K.OP_AUTORESET, self._all)
+        if self._gpu is not None:
+            self._step_gpu(actions)
+        else:
+            actions = np.asarray(actions)
+            if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+                raise ValueError(f"actions must be {self.num_envs} integer indices into the "
+                                 f"action set, got shape {actions.shape} dtype {actions.dtype}")
+            if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
+                raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
+            self._actions[:] = actions
+            with numba_threads(self._threads):
+                K.agent_step_cpu(*self._step_args(self._all))
+                if (self._agent[:, K.A_RESET_NOW] != 0).any():
+                    self._run_reset_kernels(K.OP_AUTORESET, self._all)
         ended = self._agent[:, K.A_GAME_ENDED] != 0
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()
@@ -289,20 +338,43 @@ class AtariVectorEnv(VectorEnv):
                  self._agent[:, K.A_FINAL_LENGTH].copy())
         return self._observation(), rewards, terminated, truncated, self._info(stats)
 
+    def _step_gpu(self, actions) -> None:
+        """The step and the autoreset launches, no host sync: actions on the GPU are range-checked
+        there (an error surfaces by the next call), host actions here; the system-RNG table's
+        length is known good for `_rng_headroom` more draws, looked at again when that runs out."""
+        g = self._gpu
+        if g.is_device_array(actions):
+            self._actions[:] = g.checked_device_ints(actions, (self.num_envs,),
+                                                     len(self.action_set), "step()")
+        else:
+            actions = np.asarray(actions)
+            if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+                raise ValueError(f"actions must be {self.num_envs} integer indices into the "
+                                 f"action set, got shape {actions.shape} dtype {actions.dtype}")
+            if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
+                raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
+            self._actions[:] = self.xp.asarray(actions)
+        if self._rng_headroom < self._draws_per_step():
+            self._resume_short_resets(K.OP_AUTORESET)
+        self._rng_headroom -= self._draws_per_step()
+        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(self._all_device))
+        self._launch_reset(K.OP_AUTORESET, self._all)
+
     def _observation(self) -> np.ndarray:
         return self._obs.reshape(self._obs_shape).copy()
 
     def _info(self, stats=None) -> dict:
         st = self._batch.state
+        xp = self.xp
         lives = self._lives.copy()        # the kernels keep it current: no second pass
-        info = {"env_id": np.arange(self.num_envs, dtype=np.int32), "lives": lives,
+        info = {"env_id": self._env_ids.copy(), "lives": lives,
                 "frame_number": st[:, L.ENV_FRAME_NUMBER].astype(np.int32),
                 "episode_frame_number": st[:, L.ENV_EPISODE_FRAME].astype(np.int32)}
         if stats is not None:
             ended, ret, length = stats
             info["episode_ended"] = ended
-            info["episode_return"] = np.where(ended, ret, 0).astype(np.int32)
-            info["episode_length"] = np.where(ended, length, 0).astype(np.int32)
+            info["episode_return"] = xp.where(ended, ret, 0).astype(np.int32)
+            info["episode_length"] = xp.where(ended, length, 0).astype(np.int32)
         return info
 
     def get_action_meanings(self) -> list[str]:

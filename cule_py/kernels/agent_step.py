@@ -498,7 +498,7 @@ def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, thr
                       yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, env)
 
 
-@cuda.jit
+@cuda.jit(cache=CACHE_ENABLED)
 def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                     action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                     rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
@@ -510,7 +510,7 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
 
 
-@cuda.jit
+@cuda.jit(cache=CACHE_ENABLED)
 def agent_reset_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                      ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):

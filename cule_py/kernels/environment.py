@@ -366,17 +366,29 @@ def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rn
                       select, shown, starting, rows, frames, rewards, env)
 
 
+@register_jitable
+def flags_one(logic, st, params, lives, terminal, truncated, env):
+    lives[env] = lives_of(logic, params, env)
+    terminal[env] = game_over(logic, st, params, env, False)
+    truncated[env] = params[P_MAX_FRAMES] > 0 and \
+        st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
+
+
 @njit(cache=CACHE_ENABLED)
 def lives_and_flags(logic, st, params, lives, terminal, truncated):
     """RomSettings::lives(), isTerminal() and the truncation flag of every console."""
     for env in range(st.shape[0]):
-        lives[env] = lives_of(logic, params, env)
-        terminal[env] = game_over(logic, st, params, env, False)
-        truncated[env] = params[P_MAX_FRAMES] > 0 and \
-            st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
+        flags_one(logic, st, params, lives, terminal, truncated, env)
 
 
-@cuda.jit
+@cuda.jit(cache=CACHE_ENABLED)
+def lives_and_flags_cuda(logic, st, params, lives, terminal, truncated):
+    env = cuda.grid(1)
+    if env < st.shape[0]:
+        flags_one(logic, st, params, lives, terminal, truncated, env)
+
+
+@cuda.jit(cache=CACHE_ENABLED)
 def drive_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                shown, starting, rows, frames, rewards, mask):
     """`drive` for the GPU: one console per thread (state arrays may be field-major views)."""

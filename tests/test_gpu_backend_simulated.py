@@ -1,0 +1,99 @@
+"""device="cuda" end to end on a machine without a GPU: AtariEmulator and AtariVectorEnv built on
+the GPU backend's host code (field-major arrays, cached table uploads, launches, the deferred
+range check of device actions), with numba's CUDA simulator running the kernels and numpy
+standing in for cupy (tests/fake_cupy.py), against device="cpu" in the same child process.
+
+What this cannot show: cupy's own behaviour, real launches, speed; the lent-GPU runs do
+(tools/gpu_check.py, benchmarks/gpu_fps.py). The simulator interprets every emulated instruction
+in Python, so the cases are two consoles and a few frames after the power-on and reset sequences.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import cule_py
+
+CHILD = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    import fake_cupy
+    fake_cupy.install()
+    import numpy as np
+    import cupy
+    from numba import cuda
+    assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    import cule_py
+    from cule_py.vector import AtariVectorEnv
+
+    def same(a, b, what):
+        assert np.array_equal(np.asarray(a), np.asarray(b)), what
+
+    # AtariEmulator: loadROM, frames with device-array actions, snapshots, a masked reset.
+    gpu = cule_py.AtariEmulator("pong", 2, device="cuda", seed=3, repeat_action_probability=0.25)
+    cpu = cule_py.AtariEmulator("pong", 2, device="cpu", seed=3, repeat_action_probability=0.25)
+    assert gpu._batch.gpu is not None and cpu._batch.gpu is None
+    same(gpu.ram(), cpu.ram(), "ram after loadROM")
+    for frame in range(3):
+        actions = np.array([frame % 6, 3], np.int64)
+        same(gpu.act(cupy.asarray(actions)), cpu.act(actions), f"reward {frame}")
+        same(gpu.ram(), cpu.ram(), f"ram {frame}")
+        same(gpu.screen(), cpu.screen(), f"screen {frame}")
+        same(gpu.screen_grayscale(), cpu.screen_grayscale(), f"grey {frame}")
+        same(gpu.lives(), cpu.lives(), f"lives {frame}")
+        same(gpu.game_over(), cpu.game_over(), f"game over {frame}")
+        same(gpu.frame_number(), cpu.frame_number(), f"frame number {frame}")
+    snapshot = gpu.clone_state()
+    gpu.act(np.array([1, 1]))
+    gpu.restore_state(snapshot)
+    same(gpu.ram(), cpu.ram(), "ram after restore")
+    mask = np.array([True, False])
+    gpu.reset(mask)
+    cpu.reset(mask)
+    same(gpu.ram(), cpu.ram(), "ram after masked reset")
+    same(gpu.screen(), cpu.screen(), "screen after masked reset")
+    # An out-of-range id on the device is not read back at once; the next call reports it.
+    gpu.act(cupy.asarray(np.array([0, 99])))
+    try:
+        gpu.act(cupy.asarray(np.array([0, 0])))
+    except ValueError as err:
+        assert "out of range" in str(err), err
+    else:
+        raise AssertionError("a device action 99 was never reported")
+    print("emulator ok", flush=True)
+
+    # AtariVectorEnv: seeded reset (power-on, noops, fire), steps with autoreset plumbing.
+    kw = dict(repeat_action_probability=0.25, noop_max=3)
+    g = AtariVectorEnv("pong", 2, device="cuda", **kw)
+    c = AtariVectorEnv("pong", 2, device="cpu", **kw)
+    og, ig = g.reset(seed=5)
+    oc, ic = c.reset(seed=5)
+    same(og, oc, "obs after reset")
+    for k in range(2):
+        actions = np.array([k % 6, 2], np.int64)
+        rg = g.step(cupy.asarray(actions) if k else actions)
+        rc = c.step(actions)
+        for x, y, what in zip(rg[:4], rc[:4], ("obs", "reward", "terminated", "truncated")):
+            same(x, y, f"{what} {k}")
+        for key in rc[4]:
+            same(rg[4][key], rc[4][key], f"info {key} {k}")
+    print("vector ok", flush=True)
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the child process setup is POSIX-only")
+def test_gpu_backend_under_the_simulator_equals_cpu():
+    tests_dir = pathlib.Path(__file__).resolve().parent
+    root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(tests_dir)], env=env,
+                          capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, f"simulated GPU backend failed:\n{proc.stdout}\n{proc.stderr}"
+    assert "emulator ok" in proc.stdout and "vector ok" in proc.stdout

@@ -1,0 +1,99 @@
+"""Compile one of cule_py's kernels into the on-disk cache and report its compile time and, for the
+CUDA kernels, what the GPU compiler made of it (registers, local memory, spills where numba-cuda
+reports them). Separate processes can compile separate kernels at once:
+
+    for k in cpu drive flags step reset; do python tools/gpu_warm.py $k & done; wait
+
+The CUDA kernels are compiled for the types the GPU backend launches them with (field-major
+views), taken from a real batch whose power-on is skipped (nothing runs, only the types matter).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from cule_py.console import ConsoleBatch  # noqa: E402
+from cule_py.kernels import agent_step as K  # noqa: E402
+from cule_py.kernels import environment as E  # noqa: E402
+from cule_py.kernels import layout as L  # noqa: E402
+
+GAME = "pong"
+
+
+def _types(gpu, args):
+    import cupy as cp
+
+    return tuple(numba.typeof(gpu._numba_view(a)) if isinstance(a, cp.ndarray)
+                 else numba.typeof(a) for a in args)
+
+
+def _skip_power_on(self, mask=None):
+    self.state[:, L.TIA_HEIGHT] = self.game.height
+
+
+def _report(kernel, signature, seconds):
+    line = f"{kernel.__name__}: compiled in {seconds:.1f} s"
+    for what in ("regs_per_thread", "local_mem_per_thread", "const_mem_size",
+                 "shared_mem_per_block", "max_threads_per_block"):
+        getter = getattr(kernel, f"get_{what}", None)
+        if getter is not None:
+            try:
+                line += f", {what} {getter(signature)}"
+            except Exception as err:  # noqa: BLE001 - report what this numba-cuda offers
+                line += f", {what} n/a ({type(err).__name__})"
+    print(line, flush=True)
+
+
+def main(which: str) -> None:
+    start = time.perf_counter()
+    if which == "cpu":
+        from cule_py import AtariEmulator
+
+        emulator = AtariEmulator(GAME, 2)
+        emulator.act(np.zeros(2, np.int64))
+        emulator.lives()
+        print(f"cpu drive + flags: {time.perf_counter() - start:.1f} s", flush=True)
+        return
+    ConsoleBatch.power_on = _skip_power_on
+    if which in ("drive", "flags"):
+        batch = ConsoleBatch(GAME, 2, device="cuda")
+        g = batch.gpu
+        if which == "drive":
+            select, shown = batch._selection
+            args = (0, batch.rom_bytes, batch.scheme, batch.memory, batch.state,
+                    batch.frame_buffers, batch.logic, g.constant(batch._params),
+                    g.constant(batch._inputs(0)), batch.env_rng, 1, batch.rng,
+                    g.constant(select), g.constant(shown), g.constant(batch._starting),
+                    batch._rows, 1, batch._rewards, g.constant(batch._all))
+            kernel = E.drive_cuda
+        else:
+            cp = g.cupy
+            args = (batch.logic, batch.state, g.constant(batch._params),
+                    cp.zeros(2, np.int32), cp.zeros(2, np.bool_), cp.zeros(2, np.bool_))
+            kernel = E.lives_and_flags_cuda
+    else:
+        from cule_py.vector import AtariVectorEnv
+
+        env = AtariVectorEnv(GAME, 2, device="cuda")
+        g = env._gpu
+        if which == "step":
+            args = env._step_args(env._all_device)
+            kernel = K.agent_step_cuda
+        else:
+            args = env._reset_args(K.OP_RESET, env._batch.device_mask(env._all))
+            kernel = K.agent_reset_cuda
+    signature = _types(g, args)
+    t0 = time.perf_counter()
+    kernel.compile(signature)
+    _report(kernel, signature, time.perf_counter() - t0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
