@@ -109,14 +109,14 @@ def _gpu_available() -> bool:
         return False
 
 
-def _resolve_device(device: str | None) -> tuple[str, bool]:
-    """(device string, whether it was picked automatically)."""
+def _resolve_device(device: str | None) -> str:
+    """The device string: None picks the GPU where there is one."""
     if device is None:
-        return ("cuda" if _gpu_available() else "cpu"), True
+        return "cuda" if _gpu_available() else "cpu"
     where = parse_device(device)
     if where.kind == "cuda":
         require_cuda(where.index)           # no GPU: an error that names device="cpu"
-    return device, False
+    return device
 
 
 def _resolve_array_type(array_type: str | None, device: str) -> str:
@@ -228,7 +228,7 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
     # num_threads goes to AtariVectorEnv (numba threads, ale-py's rule); pinning threads to
     # cores is numba's business (its threading layer), not an env's.
     kwargs.pop("thread_affinity_offset", None)
-    where, automatic = _resolve_device(device)
+    where = _resolve_device(device)
     kind = _resolve_array_type(array_type, where)      # bad combinations fail before building
     env: VectorEnv = AtariVectorEnv(game, num_envs, device=where, **kwargs)
     if kind == "numpy" and where == "cpu":

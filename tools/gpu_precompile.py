@@ -1,0 +1,153 @@
+"""Compile cule_py's CUDA kernels on a machine WITHOUT a GPU into a cule_py kernel cache that a GPU
+machine loads instead of compiling (measured on the lent H100's host: drive_cuda 358 s and
+agent_reset_cuda 488 s, most of a 10-minute device command), and strip each entry to its cubin.
+
+    python tools/gpu_precompile.py --cache-dir .gpurun/pcache            # all kernels, cc 9.0
+    python tools/gpu_precompile.py --cache-dir DIR --kernels drive flags --cc 9.0
+
+Run it under the Python, numba and numba-cuda versions of the GPU machine (the cache directory is
+named after the kernel sources and the numba version, and numba-cuda keys entries on the CUDA
+runtime version and the compute capability). On the GPU machine: CULE_PY_CACHE_DIR=DIR, and, when
+its CUDA runtime version differs from this machine's, put tools/device_site on PYTHONPATH with
+CULE_PY_RUNTIME_KEY=<this machine's version, e.g. 13.5> (a cubin for the right architecture
+loads whatever runtime keyed it). Each kernel compiles in its own process, all at once.
+
+How: the kernels are typed from a real batch whose power-on is skipped (numpy standing in for
+cupy, tests/fake_cupy.py, so the field-major layouts are the ones the GPU backend launches with),
+compiled and linked to a cubin by NVVM and nvJitLink (no driver needed), saved through numba-cuda's
+own cache, and then the LLVM IR and PTX are dropped from the saved entry: the cubin is all a load
+needs, and drive_cuda's entry goes from 174 MB to 4 MB. Session tooling for lent GPUs, not part
+of the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import pickle
+import subprocess
+import sys
+import time
+import types as pytypes
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+KERNELS = ("drive", "flags", "step", "reset")
+
+
+def _compile_one(which: str, cc: tuple[int, int]) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO))
+    import fake_cupy
+
+    fake_cupy.install()
+    import numba
+    import numba.cuda.dispatcher as cdisp
+    import numpy as np
+    from numba import cuda
+    from numba.cuda import codegen
+    from numba.cuda.cudadrv import runtime
+
+    device = pytypes.SimpleNamespace(compute_capability=cc, id=0)
+    cdisp.get_current_device = lambda: device
+    key = (runtime.runtime.get_version(), cc)
+    codegen.JITCUDACodegen.magic_tuple = lambda self: key
+    arch = (cc[0], cc[1], "a" if cc >= (9, 0) else "")
+    codegen.CUDACodeLibrary._ensure_cc = lambda self, c: arch if c is None else c
+
+    import cule_py._device as dev
+
+    dev.require_cuda = lambda index: cuda
+    from cule_py.console import ConsoleBatch
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import environment as E
+    from cule_py.kernels import layout as L
+
+    def skip_power_on(self, mask=None):
+        self.state[:, L.TIA_HEIGHT] = self.game.height
+
+    ConsoleBatch.power_on = skip_power_on
+    if which in ("drive", "flags"):
+        b = ConsoleBatch("pong", 2, device="cuda")
+        g = b.gpu
+        if which == "drive":
+            select, shown = b._selection
+            args = (0, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
+                    g.constant(b._params), g.constant(b._inputs(0)), b.env_rng, 1, b.rng,
+                    g.constant(select), g.constant(shown), g.constant(b._starting), b._rows, 1,
+                    b._rewards, g.constant(b._all))
+            kernel = E.drive_cuda
+        else:
+            args = (b.logic, b.state, g.constant(b._params), np.zeros(2, np.int32),
+                    np.zeros(2, np.bool_), np.zeros(2, np.bool_))
+            kernel = E.lives_and_flags_cuda
+    else:
+        from cule_py.vector import AtariVectorEnv
+
+        env = AtariVectorEnv("pong", 2, device="cuda")
+        if which == "step":
+            args, kernel = env._step_args(env._all_device), K.agent_step_cuda
+        else:
+            args = env._reset_args(K.OP_RESET, env._batch.device_mask(env._all))
+            kernel = K.agent_reset_cuda
+    signature = tuple(numba.typeof(a) for a in args)
+    start = time.perf_counter()
+    compiled = cdisp._Kernel(kernel.py_func, signature, **kernel.targetoptions)
+    compiled._codelibrary.get_cubin()
+    kernel._cache.save_overload(signature, compiled)
+    print(f"{kernel.__name__}: compiled and linked for sm_{cc[0]}{cc[1]} in "
+          f"{time.perf_counter() - start:.0f} s (cache key: runtime {key[0]}, cc {cc})",
+          flush=True)
+
+
+def strip_to_cubins(cache_dir: pathlib.Path) -> None:
+    """Drop the LLVM IR and PTX from every CUDA entry that holds a cubin."""
+    from numba.cuda import codegen
+
+    def libraries(obj):
+        if isinstance(obj, codegen.CUDACodeLibrary):
+            yield obj
+        elif isinstance(obj, (tuple, list)):
+            for item in obj:
+                yield from libraries(item)
+        elif isinstance(obj, dict):
+            for item in obj.values():
+                yield from libraries(item)
+
+    for path in sorted(cache_dir.rglob("*_cuda-*.nbc")):
+        raw = path.read_bytes()
+        data = pickle.loads(raw)
+        found = list(libraries(data))
+        if not found or not all(lib._cubin_cache for lib in found):
+            continue
+        for lib in found:
+            lib._llvm_strs = []
+            lib._ptx_cache = {}
+        stripped = pickle.dumps(data, protocol=-1)
+        path.write_bytes(stripped)
+        print(f"{path.name}: {len(raw) / 1e6:.1f} MB -> {len(stripped) / 1e6:.1f} MB")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache-dir", required=True)
+    parser.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=KERNELS)
+    parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 (H100/H200)")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    cc = tuple(int(v) for v in args.cc.split("."))
+    os.environ["CULE_PY_CACHE_DIR"] = str(pathlib.Path(args.cache_dir).resolve())
+    if args.one:
+        _compile_one(args.one, cc)
+        return 0
+    children = [subprocess.Popen([sys.executable, __file__, "--cache-dir", args.cache_dir,
+                                  "--cc", args.cc, "--one", k]) for k in args.kernels]
+    failed = [k for k, child in zip(args.kernels, children) if child.wait() != 0]
+    strip_to_cubins(pathlib.Path(args.cache_dir))
+    if failed:
+        print(f"failed: {failed}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
