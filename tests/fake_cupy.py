@@ -39,6 +39,23 @@ class _Device:
         pass
 
 
+class _DeviceArray(np.ndarray):
+    """What cupy.asarray returns here: a numpy array that says it lives on a GPU, so that code
+    telling host from device arrays (by the CUDA array interface) takes its device path."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "version": 3,
+                "data": (self.ctypes.data, False), "strides": self.strides}
+
+    def get(self):
+        return np.array(self)
+
+
+def _asarray(a, dtype=None):
+    return np.asarray(a, dtype).view(_DeviceArray)
+
+
 def _asnumpy(a, stream=None, order="C", out=None, blocking=True):
     if out is None:
         return np.array(a, order=order)
@@ -52,6 +69,7 @@ def install() -> None:
         if not name.startswith("__"):
             setattr(cupy, name, getattr(np, name))
     cupy.asnumpy = _asnumpy
+    cupy.asarray = _asarray
     cupy.from_dlpack = np.from_dlpack
     cupy.cuda = types.SimpleNamespace(Stream=_Stream, Event=_Event, Device=_Device,
                                       get_current_stream=lambda: _Stream())

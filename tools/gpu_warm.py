@@ -38,16 +38,15 @@ def _skip_power_on(self, mask=None):
     self.state[:, L.TIA_HEIGHT] = self.game.height
 
 
-def _report(kernel, signature, seconds):
-    line = f"{kernel.__name__}: compiled in {seconds:.1f} s"
+def _report(name, compiled, seconds):
+    """The compiled kernel's resource use as the driver reports it (a _Kernel's attributes)."""
+    line = f"{name}: compiled in {seconds:.1f} s"
     for what in ("regs_per_thread", "local_mem_per_thread", "const_mem_size",
                  "shared_mem_per_block", "max_threads_per_block"):
-        getter = getattr(kernel, f"get_{what}", None)
-        if getter is not None:
-            try:
-                line += f", {what} {getter(signature)}"
-            except Exception as err:  # noqa: BLE001 - report what this numba-cuda offers
-                line += f", {what} n/a ({type(err).__name__})"
+        try:
+            line += f", {what} {getattr(compiled, what)}"
+        except Exception as err:  # noqa: BLE001 - report what this numba-cuda offers
+            line += f", {what} n/a ({type(err).__name__})"
     print(line, flush=True)
 
 
@@ -91,8 +90,8 @@ def main(which: str) -> None:
             kernel = K.agent_reset_cuda
     signature = _types(g, args)
     t0 = time.perf_counter()
-    kernel.compile(signature)
-    _report(kernel, signature, time.perf_counter() - t0)
+    compiled = kernel.compile(signature)
+    _report(kernel.__name__, compiled, time.perf_counter() - t0)
 
 
 if __name__ == "__main__":
