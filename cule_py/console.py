@@ -174,8 +174,10 @@ class ConsoleBatch:
         """A host array as the kernels take it (itself on the CPU, a GPU copy on the GPU)."""
         return array if self.gpu is None else self.xp.asarray(array)
 
-    def device_mask(self, mask: np.ndarray):
-        return mask if self.gpu is None else self.xp.asarray(mask)
+    def table(self, host: np.ndarray):
+        """A small host table (params, inputs, masks) as the kernels take it: itself on the CPU,
+        on the GPU a copy uploaded again only when its bytes change (GpuArrays.constant)."""
+        return host if self.gpu is None else self.gpu.constant(host)
 
     # -- settings --------------------------------------------------------------------------------
     def _checked_mode(self, mode):
@@ -209,7 +211,7 @@ class ConsoleBatch:
         """`loadROM`: RAM from the system RNG, PAL detection, two System resets, then reset_game
         in the game's default mode and difficulty. The environment RNG is seeded anew."""
         mask = self._mask(mask)
-        where = self.device_mask(mask)
+        where = self.to_device(mask)
         st = self.state
         generators = np.zeros((int(mask.sum()), mt19937.MT_COLUMNS), np.int64)
         mt19937.seed_generators(generators, self.env_rng_seed[mask],
@@ -271,9 +273,6 @@ class ConsoleBatch:
     def checked_actions(self, actions) -> np.ndarray:
         """`actions` as an int64 array after ALE-id validation; raises ValueError/TypeError."""
         array = np.asarray(actions)
-        if isinstance(array.dtype, np.dtypes.ObjectDType) or array.dtype.kind == "O":
-            raise TypeError("actions must be an integer array (numpy, or on device='cuda' also "
-                            "cupy / torch CUDA)")
         if array.dtype.kind not in "iu":
             raise TypeError(f"actions must be integer ALE action ids (any int dtype), got dtype "
                             f"{array.dtype}")
@@ -305,7 +304,7 @@ class ConsoleBatch:
                                        truncated)
         else:
             self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.logic,
-                            self.state, self.to_device(self._params), lives, terminal, truncated)
+                            self.state, self.table(self._params), lives, terminal, truncated)
         return lives, terminal, truncated
 
     # -- the pieces of reset_game ------------------------------------------------------------------
@@ -316,7 +315,7 @@ class ConsoleBatch:
         self._selection = game_modes.selection(self.game, mode)
         self._params[env_kernel.P_MODE] = mode
         self._ensure_system_rng(mask)
-        self.state[self.device_mask(mask), L.ENV_SELECT_FAILED] = 0
+        self.state[self.to_device(mask), L.ENV_SELECT_FAILED] = 0
         self._drive(env_kernel.OP_RESET_GAME, mask, difficulty)
         failed = mask & self.host(self.state[:, L.ENV_SELECT_FAILED] != 0)
         if failed.any():
@@ -391,24 +390,23 @@ class ConsoleBatch:
         self._ensure_system_rng(mask)
         self._drive(env_kernel.OP_SYSTEM_RESET, mask, self.difficulty)
 
-    def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
+    def drive_args(self, op, mask, difficulty, frames: int = 0) -> tuple:
+        """environment.drive / drive_cuda's arguments, in order."""
         select, shown = self._selection
+        t = self.table
+        return (op, self.rom_bytes, self.scheme, self.memory, self.state, self.frame_buffers,
+                self.logic, t(self._params), t(self._inputs(difficulty)), self.env_rng,
+                self._threshold(), self.rng, t(select), t(shown), t(self._starting), self._rows,
+                frames, self._rewards, t(mask))
+
+    def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
+        args = self.drive_args(op, mask, difficulty, frames)
         if self.gpu is not None:
-            g = self.gpu
-            g.launch(env_kernel.drive_cuda, self.num_envs, op, self.rom_bytes, self.scheme,
-                     self.memory, self.state, self.frame_buffers, self.logic,
-                     g.constant(self._params), g.constant(self._inputs(difficulty)),
-                     self.env_rng, self._threshold(), self.rng, g.constant(select),
-                     g.constant(shown), g.constant(self._starting), self._rows, frames,
-                     self._rewards, g.constant(mask))
+            self.gpu.launch(env_kernel.drive_cuda, self.num_envs, *args)
             return
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
         with numba_threads(resolve_threads(0, self.num_envs)):
-            env_kernel.drive(op, self.rom_bytes, self.scheme, self.memory, self.state,
-                             self.frame_buffers, self.logic, self._params,
-                             self._inputs(difficulty), self.env_rng, self._threshold(), self.rng,
-                             select, shown, self._starting, self._rows, frames, self._rewards,
-                             mask)
+            env_kernel.drive(*args)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

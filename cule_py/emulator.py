@@ -191,7 +191,7 @@ class AtariEmulator:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
         both screen buffers, game logic, both RNG positions."""
         mask = self._batch._mask(mask).copy()
-        where = self._batch.device_mask(mask)
+        where = self._batch.to_device(mask)
         arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[where])
                   for name in self._SNAPSHOT}
         return EmulatorState(self._batch.rom.md5, mask, arrays)
@@ -206,8 +206,8 @@ class AtariEmulator:
         if (mask & ~state.mask).any():
             raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "
                              f"in this state")
-        picked = self._batch.device_mask(mask[state.mask])   # of the snapshot's rows, these
-        where = self._batch.device_mask(mask)
+        picked = self._batch.to_device(mask[state.mask])   # of the snapshot's rows, these
+        where = self._batch.to_device(mask)
         for name in self._SNAPSHOT:
             getattr(self._batch, name)[where] = state.arrays[name][picked]
 

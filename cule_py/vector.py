@@ -162,7 +162,8 @@ class AtariVectorEnv(VectorEnv):
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
                               DISABLED: K.AUTORESET_DISABLED}[self._autoreset]
         cfg[K.C_LAZY] = int(lazy_drawing)
-        self._cfg_host = cfg
+        # The most system-RNG draws one step can take (see _resume_short_resets).
+        self._draws_per_step = (2 + int(noop_max)) * (1 + b.cart_ram.shape[1])
         self._cfg = b.to_device(cfg)
         self._action_rows = b.to_device(self._action_rows)
         self._saved_state = b.zeros(b.state.shape, np.int32)
@@ -177,7 +178,6 @@ class AtariVectorEnv(VectorEnv):
         self._truncated = b.zeros(n, np.bool_)
         self._lives = b.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
-        self._all_device = b.device_mask(self._all)
         self._env_ids = xp.arange(n, dtype=np.int32)
         # GPU: the system-RNG draws the table still holds for certain, counted down by the most
         # a step can take, so that steps need no sync to know the table is long enough.
@@ -192,16 +192,12 @@ class AtariVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     # -- kernel plumbing ---------------------------------------------------------------------------
-    def _table(self, host):
-        """A small host table as the kernels take it (a cached GPU copy on the GPU)."""
-        return host if self._gpu is None else self._gpu.constant(host)
-
     def _step_args(self, mask) -> tuple:
         """agent_step_cpu / agent_step_cuda's arguments, in order."""
         b = self._batch
         xd, xs, xa, yd, ys, ya = self._tables
         return (b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                self._table(b._params), self._table(b._inputs(b.difficulty)), b.env_rng,
+                b.table(b._params), b.table(b._inputs(b.difficulty)), b.env_rng,
                 b._threshold(), self._agent, self._cfg,
                 self._action_rows, self._actions, self._palette, self._raw, xd, xs, xa, yd, ys,
                 ya, self._scratch, self._obs, self._rewards, self._terminated, self._truncated,
@@ -213,9 +209,9 @@ class AtariVectorEnv(VectorEnv):
         select, shown = b._selection
         xd, xs, xa, yd, ys, ya = self._tables
         return (op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                self._table(b._params), self._table(b._inputs(b.difficulty)), b.env_rng,
-                b._threshold(), b.rng, self._table(select), self._table(shown),
-                self._table(b._starting), self._agent, self._noop_mt, self._cfg, self._palette,
+                b.table(b._params), b.table(b._inputs(b.difficulty)), b.env_rng,
+                b._threshold(), b.rng, b.table(select), b.table(shown),
+                b.table(b._starting), self._agent, self._noop_mt, self._cfg, self._palette,
                 self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
                 self._terminated, self._truncated, self._lives, mask)
 
@@ -228,7 +224,7 @@ class AtariVectorEnv(VectorEnv):
             K.agent_reset_cpu(*self._reset_args(op, mask))
         else:
             self._gpu.launch(K.agent_reset_cuda, self.num_envs,
-                             *self._reset_args(op, self._batch.device_mask(mask)))
+                             *self._reset_args(op, self._batch.table(mask)))
 
     def _run_reset_kernels(self, op, mask) -> None:
         self._launch_reset(op, mask)
@@ -250,12 +246,9 @@ class AtariVectorEnv(VectorEnv):
             # Room for 4,096 more steps before the next look: a step resets a console at most
             # 2 + noop_max times (a game over among the noops resets again), each reset one
             # System reset drawing 1 + cartridge-RAM bytes.
-            b._ensure_system_rng(self._all, extra=self._draws_per_step() * 4096)
+            b._ensure_system_rng(self._all, extra=self._draws_per_step * 4096)
             top = int(b.host(b.state[:, L.SYSTEM_RNG_POSITION]).max())
             self._rng_headroom = len(b.rng) - top - 1 - b.cart_ram.shape[1]
-
-    def _draws_per_step(self) -> int:
-        return (2 + int(self._cfg_host[K.C_NOOP_MAX])) * (1 + self._batch.cart_ram.shape[1])
 
     def _seed_noop_rng(self, mask, seeds) -> None:
         full = np.zeros(self.num_envs, np.int64)
@@ -263,7 +256,7 @@ class AtariVectorEnv(VectorEnv):
         generators = np.zeros((int(mask.sum()), mt19937.MT_COLUMNS), np.int64)
         mt19937.seed_generators(generators, full[mask], np.ones(len(generators), np.bool_))
         b = self._batch
-        where = b.device_mask(mask)
+        where = b.to_device(mask)
         self._noop_mt[where] = b.to_device(generators)
         self._agent[where, K.A_SKIP_SEED] = b.to_device(
             (full[mask] & 0x7FFFFFFF).astype(np.int32))
@@ -279,7 +272,7 @@ class AtariVectorEnv(VectorEnv):
             b.env_rng_seed[mask] = seeds
             b.power_on(mask)
             self._seed_noop_rng(mask, seeds)
-        self._agent[self._batch.device_mask(mask), K.A_REGAME] = 0
+        self._agent[self._batch.to_device(mask), K.A_REGAME] = 0
         self._run_reset(K.OP_RESET, mask)
 
     # -- the gymnasium vector API ----------------------------------------------------------------
@@ -319,13 +312,7 @@ class AtariVectorEnv(VectorEnv):
         if self._gpu is not None:
             self._step_gpu(actions)
         else:
-            actions = np.asarray(actions)
-            if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-                raise ValueError(f"actions must be {self.num_envs} integer indices into the "
-                                 f"action set, got shape {actions.shape} dtype {actions.dtype}")
-            if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
-                raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
-            self._actions[:] = actions
+            self._actions[:] = self._checked_host_actions(actions)
             with numba_threads(self._threads):
                 K.agent_step_cpu(*self._step_args(self._all))
                 if (self._agent[:, K.A_RESET_NOW] != 0).any():
@@ -342,23 +329,26 @@ class AtariVectorEnv(VectorEnv):
         """The step and the autoreset launches, no host sync: actions on the GPU are range-checked
         there (an error surfaces by the next call), host actions here; the system-RNG table's
         length is known good for `_rng_headroom` more draws, looked at again when that runs out."""
-        g = self._gpu
+        g, b = self._gpu, self._batch
         if g.is_device_array(actions):
             self._actions[:] = g.checked_device_ints(actions, (self.num_envs,),
                                                      len(self.action_set), "step()")
         else:
-            actions = np.asarray(actions)
-            if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-                raise ValueError(f"actions must be {self.num_envs} integer indices into the "
-                                 f"action set, got shape {actions.shape} dtype {actions.dtype}")
-            if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
-                raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
-            self._actions[:] = self.xp.asarray(actions)
-        if self._rng_headroom < self._draws_per_step():
+            self._actions[:] = self.xp.asarray(self._checked_host_actions(actions))
+        if self._rng_headroom < self._draws_per_step:
             self._resume_short_resets(K.OP_AUTORESET)
-        self._rng_headroom -= self._draws_per_step()
-        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(self._all_device))
+        self._rng_headroom -= self._draws_per_step
+        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(b.table(self._all)))
         self._launch_reset(K.OP_AUTORESET, self._all)
+
+    def _checked_host_actions(self, actions) -> np.ndarray:
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} integer indices into the "
+                             f"action set, got shape {actions.shape} dtype {actions.dtype}")
+        if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
+            raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
+        return actions
 
     def _observation(self) -> np.ndarray:
         return self._obs.reshape(self._obs_shape).copy()

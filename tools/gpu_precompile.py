@@ -16,7 +16,7 @@ How: the kernels are typed from a real batch whose power-on is skipped (numpy st
 cupy, tests/fake_cupy.py, so the field-major layouts are the ones the GPU backend launches with),
 compiled and linked to a cubin by NVVM and nvJitLink (no driver needed), saved through numba-cuda's
 own cache, and then the LLVM IR and PTX are dropped from the saved entry: the cubin is all a load
-needs, and drive_cuda's entry goes from 174 MB to 4 MB. Session tooling for lent GPUs, not part
+needs, and drive_cuda's entry went from 174 MB to 3.9 MB. Session tooling for lent GPUs, not part
 of the package.
 """
 
@@ -43,7 +43,6 @@ def _compile_one(which: str, cc: tuple[int, int]) -> None:
     fake_cupy.install()
     import numba
     import numba.cuda.dispatcher as cdisp
-    import numpy as np
     from numba import cuda
     from numba.cuda import codegen
     from numba.cuda.cudadrv import runtime
@@ -58,38 +57,10 @@ def _compile_one(which: str, cc: tuple[int, int]) -> None:
     import cule_py._device as dev
 
     dev.require_cuda = lambda index: cuda
-    from cule_py.console import ConsoleBatch
-    from cule_py.kernels import agent_step as K
-    from cule_py.kernels import environment as E
-    from cule_py.kernels import layout as L
+    sys.path.insert(0, str(REPO / "tools"))
+    from gpu_warm import kernel_and_arguments
 
-    def skip_power_on(self, mask=None):
-        self.state[:, L.TIA_HEIGHT] = self.game.height
-
-    ConsoleBatch.power_on = skip_power_on
-    if which in ("drive", "flags"):
-        b = ConsoleBatch("pong", 2, device="cuda")
-        g = b.gpu
-        if which == "drive":
-            select, shown = b._selection
-            args = (0, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                    g.constant(b._params), g.constant(b._inputs(0)), b.env_rng, 1, b.rng,
-                    g.constant(select), g.constant(shown), g.constant(b._starting), b._rows, 1,
-                    b._rewards, g.constant(b._all))
-            kernel = E.drive_cuda
-        else:
-            args = (b.logic, b.state, g.constant(b._params), np.zeros(2, np.int32),
-                    np.zeros(2, np.bool_), np.zeros(2, np.bool_))
-            kernel = E.lives_and_flags_cuda
-    else:
-        from cule_py.vector import AtariVectorEnv
-
-        env = AtariVectorEnv("pong", 2, device="cuda")
-        if which == "step":
-            args, kernel = env._step_args(env._all_device), K.agent_step_cuda
-        else:
-            args = env._reset_args(K.OP_RESET, env._batch.device_mask(env._all))
-            kernel = K.agent_reset_cuda
+    kernel, args = kernel_and_arguments(which)
     signature = tuple(numba.typeof(a) for a in args)
     start = time.perf_counter()
     compiled = cdisp._Kernel(kernel.py_func, signature, **kernel.targetoptions)

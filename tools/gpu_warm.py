@@ -27,10 +27,11 @@ from cule_py.kernels import layout as L  # noqa: E402
 GAME = "pong"
 
 
-def _types(gpu, args):
+def _types(cuda, args):
+    """numba's types of the launch arguments, as the launch computes them (views made once)."""
     import cupy as cp
 
-    return tuple(numba.typeof(gpu._numba_view(a)) if isinstance(a, cp.ndarray)
+    return tuple(numba.typeof(cuda.as_cuda_array(a, sync=False)) if isinstance(a, cp.ndarray)
                  else numba.typeof(a) for a in args)
 
 
@@ -50,6 +51,28 @@ def _report(name, compiled, seconds):
     print(line, flush=True)
 
 
+def kernel_and_arguments(which: str):
+    """(CUDA kernel, the arguments the GPU backend launches it with) for "drive", "flags",
+    "step" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
+    types matter). Also used by tools/gpu_precompile.py."""
+    ConsoleBatch.power_on = _skip_power_on
+    if which in ("drive", "flags"):
+        batch = ConsoleBatch(GAME, 2, device="cuda")
+        if which == "drive":
+            return E.drive_cuda, batch.drive_args(0, batch._all, 0, 1)
+        xp = batch.xp
+        return E.lives_and_flags_cuda, (batch.logic, batch.state, batch.table(batch._params),
+                                         xp.zeros(2, np.int32), xp.zeros(2, np.bool_),
+                                         xp.zeros(2, np.bool_))
+    from cule_py.vector import AtariVectorEnv
+
+    env = AtariVectorEnv(GAME, 2, device="cuda")
+    every = env._batch.table(env._all)
+    if which == "step":
+        return K.agent_step_cuda, env._step_args(every)
+    return K.agent_reset_cuda, env._reset_args(K.OP_RESET, every)
+
+
 def main(which: str) -> None:
     start = time.perf_counter()
     if which == "cpu":
@@ -60,35 +83,10 @@ def main(which: str) -> None:
         emulator.lives()
         print(f"cpu drive + flags: {time.perf_counter() - start:.1f} s", flush=True)
         return
-    ConsoleBatch.power_on = _skip_power_on
-    if which in ("drive", "flags"):
-        batch = ConsoleBatch(GAME, 2, device="cuda")
-        g = batch.gpu
-        if which == "drive":
-            select, shown = batch._selection
-            args = (0, batch.rom_bytes, batch.scheme, batch.memory, batch.state,
-                    batch.frame_buffers, batch.logic, g.constant(batch._params),
-                    g.constant(batch._inputs(0)), batch.env_rng, 1, batch.rng,
-                    g.constant(select), g.constant(shown), g.constant(batch._starting),
-                    batch._rows, 1, batch._rewards, g.constant(batch._all))
-            kernel = E.drive_cuda
-        else:
-            cp = g.cupy
-            args = (batch.logic, batch.state, g.constant(batch._params),
-                    cp.zeros(2, np.int32), cp.zeros(2, np.bool_), cp.zeros(2, np.bool_))
-            kernel = E.lives_and_flags_cuda
-    else:
-        from cule_py.vector import AtariVectorEnv
+    kernel, args = kernel_and_arguments(which)
+    from numba import cuda
 
-        env = AtariVectorEnv(GAME, 2, device="cuda")
-        g = env._gpu
-        if which == "step":
-            args = env._step_args(env._all_device)
-            kernel = K.agent_step_cuda
-        else:
-            args = env._reset_args(K.OP_RESET, env._batch.device_mask(env._all))
-            kernel = K.agent_reset_cuda
-    signature = _types(g, args)
+    signature = _types(cuda, args)
     t0 = time.perf_counter()
     compiled = kernel.compile(signature)
     _report(kernel.__name__, compiled, time.perf_counter() - t0)
