@@ -27,6 +27,7 @@ from numba.extending import register_jitable
 
 from . import cart_3f, cart_dpc, cart_e0, cart_e7, cart_fe, cart_fx, cart_ua
 from . import layout as L
+from .outlining import out_of_line
 
 SCHEME_2K = 0
 SCHEME_4K = 1
@@ -90,6 +91,7 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 
 @register_jitable(forceinline=False)
 def banked_read(rom, scheme, ram, st, env, addr, clk):
+    out_of_line()
     if scheme <= SCHEME_FASC:
         if scheme == SCHEME_F8:
             return cart_fx.read(rom, ram, st, env, addr, 0x0FF8, 2, 0)
@@ -126,6 +128,7 @@ def cart_write(rom, scheme, ram, st, env, addr, value, clk):
 
 @register_jitable(forceinline=False)
 def banked_write(rom, scheme, ram, st, env, addr, value, clk):
+    out_of_line()
     if scheme <= SCHEME_FASC:
         if scheme == SCHEME_F8:
             cart_fx.write(ram, st, env, addr, value, 0x0FF8, 2, 0, True)
@@ -161,6 +164,7 @@ def cart_tia_read(rom, scheme, st, env, addr):
 
 @register_jitable(forceinline=False)
 def tia_space_read(rom, scheme, st, env, addr):
+    out_of_line()
     if scheme == SCHEME_3F:
         return cart_3f.tia_read(rom, st, env, addr)
     cart_ua.tia_access(st, env, addr)
@@ -177,6 +181,7 @@ def cart_tia_write(rom, scheme, st, env, addr, value):
 
 @register_jitable(forceinline=False)
 def tia_space_write(rom, scheme, st, env, addr, value):
+    out_of_line()
     if scheme == SCHEME_3F:
         cart_3f.tia_write(rom, st, env, addr, value)
     else:

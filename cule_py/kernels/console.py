@@ -18,6 +18,7 @@ from . import riot, tia
 from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
                    cart_write)
 from .cpu6507 import ALE, make_cpu
+from .outlining import out_of_line
 
 INSTRUCTIONS_PER_FRAME = 25000
 
@@ -52,6 +53,7 @@ def riot_io_write(st, env, addr, value, clk):
 
 @register_jitable(forceinline=False)
 def device_read(st, fb, env, addr, clk, data_bus):
+    out_of_line()
     if addr & 0x80:
         return riot_io_read(st, env, addr, clk)
     return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
@@ -59,6 +61,7 @@ def device_read(st, fb, env, addr, clk, data_bus):
 
 @register_jitable(forceinline=False)
 def device_write(st, fb, env, addr, value, clk):
+    out_of_line()
     if addr & 0x80:
         riot_io_write(st, env, addr, value, clk)
         return clk

@@ -26,6 +26,7 @@ from . import game_logic as logic_
 from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
+from .outlining import out_of_line
 
 # params[]: per-batch constants.
 P_GAME_ID = 0          # game_logic id, or -1: no reward/terminal logic (unknown ROMs)
@@ -118,6 +119,7 @@ def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row
     """`frames` frames. plain == 0: ALE's emulate(row): the action on the input pins (the
     paddle turned each frame), RomSettings::step after each frame; returns the last frame's
     reward. plain == 1: the inputs as they are, no step (PAL detection, a Select press)."""
+    out_of_line()
     reward = np.int32(0)
     paddles = params[P_PADDLES] != 0 and plain == 0
     if not paddles and plain == 0:
