@@ -55,3 +55,19 @@ def test_block_span_wraps_at_the_line_end():
     assert tia.block_span(0, 8) == 1
     assert tia.block_span(8, 1) == 2
     assert tia.block_span(152, 8) == 1 << 19
+
+
+def test_block_table_equals_the_block_functions():
+    """draw_pixels reads blocks_at (a pattern per setting, turned by pos >> 3): the same blocks
+    as player_blocks / missile_blocks / block_span at every position."""
+    for pos in range(160):
+        for mode in range(8):
+            for suppress in range(2):
+                assert tia.blocks_at(tia.BLOCK_ROWS_PLAYER + mode * 2 + suppress, pos) == \
+                    tia.player_blocks(pos, mode, suppress), (pos, mode, suppress)
+            for size in range(4):
+                assert tia.blocks_at(tia.BLOCK_ROWS_MISSILE + mode * 4 + size, pos) == \
+                    tia.missile_blocks(pos, mode, size), (pos, mode, size)
+        for size in range(4):
+            assert tia.blocks_at(tia.BLOCK_ROWS_BALL + size, pos) == \
+                tia.block_span(pos, 1 << size), (pos, size)

@@ -293,6 +293,38 @@ def missile_blocks(pos, mode, size):
     return copies_blocks(pos, mode, 0, 1 << size)
 
 
+# draw_pixels takes an object's blocks from a table instead: an object at 8q + r covers the blocks
+# of the same object at r, turned q blocks along the 20-block line (160 = 20 * 8 pixels), so
+# one 20-bit pattern per object setting and r = pos & 7 serves every position.
+BLOCK_ROWS_PLAYER = 0          # + mode * 2 + suppress
+BLOCK_ROWS_MISSILE = 16        # + mode * 4 + size
+BLOCK_ROWS_BALL = 48           # + size
+
+
+def _block_patterns():
+    table = np.zeros((52, 8), np.int32)
+    for r in range(8):
+        for mode in range(8):
+            for suppress in range(2):
+                table[BLOCK_ROWS_PLAYER + mode * 2 + suppress, r] = player_blocks(r, mode, suppress)
+            for size in range(4):
+                table[BLOCK_ROWS_MISSILE + mode * 4 + size, r] = missile_blocks(r, mode, size)
+        for size in range(4):
+            table[BLOCK_ROWS_BALL + size, r] = block_span(r, 1 << size)
+    return table.ravel()
+
+
+BLOCK_PATTERNS = _block_patterns()
+
+
+@register_jitable(forceinline=True)
+def blocks_at(row, pos):
+    """The blocks of the object setting `row` (BLOCK_ROWS_*) at position pos (0..159)."""
+    pattern = np.int32(BLOCK_PATTERNS[np.uint32(row * 8 + (pos & 7))])
+    turn = pos >> 3
+    return np.int32(((pattern << turn) | (pattern >> (20 - turn))) & 0xFFFFF)
+
+
 @register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions.
@@ -383,24 +415,24 @@ def draw_pixels(st, fb, env, row, x0, n):
             return
     covered = np.int32(0)
     if grp0 != 0:
-        covered |= player_blocks(np.int32(st[env, L.TIA_MASK_P0_POS]),
-                                 np.int32(st[env, L.TIA_MASK_P0_MODE]),
-                                 np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
+        covered |= blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
+                             + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]),
+                             np.int32(st[env, L.TIA_MASK_P0_POS]))
     if grp1 != 0:
-        covered |= player_blocks(np.int32(st[env, L.TIA_MASK_P1_POS]),
-                                 np.int32(st[env, L.TIA_MASK_P1_MODE]),
-                                 np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]))
+        covered |= blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
+                             + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]),
+                             np.int32(st[env, L.TIA_MASK_P1_POS]))
     if m0_on:
-        covered |= missile_blocks(np.int32(st[env, L.TIA_MASK_M0_POS]),
-                                  np.int32(st[env, L.TIA_MASK_M0_MODE]),
-                                  np.int32(st[env, L.TIA_MASK_M0_SIZE]))
+        covered |= blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
+                             + np.int32(st[env, L.TIA_MASK_M0_SIZE]),
+                             np.int32(st[env, L.TIA_MASK_M0_POS]))
     if m1_on:
-        covered |= missile_blocks(np.int32(st[env, L.TIA_MASK_M1_POS]),
-                                  np.int32(st[env, L.TIA_MASK_M1_MODE]),
-                                  np.int32(st[env, L.TIA_MASK_M1_SIZE]))
+        covered |= blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
+                             + np.int32(st[env, L.TIA_MASK_M1_SIZE]),
+                             np.int32(st[env, L.TIA_MASK_M1_POS]))
     if bl_on:
-        covered |= block_span(np.int32(st[env, L.TIA_MASK_BL_POS]),
-                              1 << np.int32(st[env, L.TIA_MASK_BL_SIZE]))
+        covered |= blocks_at(BLOCK_ROWS_BALL + np.int32(st[env, L.TIA_MASK_BL_SIZE]),
+                             np.int32(st[env, L.TIA_MASK_BL_POS]))
     x = x0
     while x < x1:
         # A run of blocks that are all covered, or all not, from x.
