@@ -113,8 +113,9 @@ def _ale_worker(args):
     path, frames, seed = args
     import ale_py
 
+    # Before constructing: the constructor itself prints ALE's banner (once per worker process).
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
     ale = ale_py.ALEInterface()
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
     ale.setFloat("repeat_action_probability", STICKY)
     ale.setInt("random_seed", seed)
     ale.loadROM(str(path))
@@ -224,7 +225,8 @@ def main(argv=None) -> None:
         print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
         print(_machine_line() + f", ale-py {ale_py.__version__}")
         print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
-              f"{args.envs_per_core} consoles per core; median of 3")
+              f"{args.envs_per_core} consoles per core; "
+              + ("one run each (--quick)" if args.quick else "median of 3"))
         if _gpu_present():
             print("a GPU is present: its throughput is measured by benchmarks/gpu_fps.py")
         print("| game | where | consoles | cule_py fps | ale-py fps | ratio |")
