@@ -1,7 +1,7 @@
 """Compile cule_py's CUDA kernels on a machine WITHOUT a GPU into a cule_py kernel cache that a GPU
 machine loads instead of compiling (measured on the lent H100's host before the console was kept
 out of line on the GPU: drive_cuda 358 s and agent_reset_cuda 488 s, most of a 10-minute device
-command; since then about 100 s each on a 2-core VM), and strip each entry to its cubin.
+command; since then 81-108 s each, all four at once on a 2-core VM), and strip each entry to its cubin.
 
     python tools/gpu_precompile.py --cache-dir .gpurun/pcache            # all kernels, cc 9.0
     python tools/gpu_precompile.py --cache-dir DIR --kernels drive flags --cc 9.0

@@ -253,9 +253,10 @@ COLOUR_SHIFTS = _colour_shifts()
 # (bit b: pixels 8b..8b+7) in which each enabled object can be on, and runs the per-object lookups
 # only there; elsewhere only the playfield can be on, so no collision can latch there and the
 # colour comes from the same priority table with the playfield bit alone. The spans below are the
-# distances d = (x - pos) mod 160 at which player_bit / missile_on can be non-zero.
+# distances d = (x - pos) mod 160 at which player_bit / missile_on can be non-zero. These four
+# functions run on the host only: they build BLOCK_PATTERNS, which the kernels read, and they are
+# what tests/test_tia_blocks.py checks the table against.
 
-@register_jitable(forceinline=True)
 def block_span(start, length):
     """Bits of the 8-pixel blocks holding pixels start .. start + length - 1 (mod 160)."""
     s = np.int32(start % 160)
@@ -266,7 +267,6 @@ def block_span(start, length):
                     | ((2 << ((e - 161) >> 3)) - 1))
 
 
-@register_jitable(forceinline=True)
 def copies_blocks(pos, mode, first_copy, width):
     """Blocks of the copies (16-pixel spacing, as COPY_SETS) of a `width`-pixel object."""
     blocks = np.int32(0)
@@ -277,7 +277,6 @@ def copies_blocks(pos, mode, first_copy, width):
     return blocks
 
 
-@register_jitable(forceinline=True)
 def player_blocks(pos, mode, suppress):
     if mode == 5 or mode == 7:
         if suppress != 0:
@@ -286,14 +285,13 @@ def player_blocks(pos, mode, suppress):
     return copies_blocks(pos, mode, 1 if suppress != 0 else 0, 8)
 
 
-@register_jitable(forceinline=True)
 def missile_blocks(pos, mode, size):
     if mode == 5 or mode == 7:
         return block_span(pos, 1 << size)
     return copies_blocks(pos, mode, 0, 1 << size)
 
 
-# draw_pixels takes an object's blocks from a table instead: an object at 8q + r covers the blocks
+# draw_pixels takes an object's blocks from a table: an object at 8q + r covers the blocks
 # of the same object at r, turned q blocks along the 20-block line (160 = 20 * 8 pixels), so
 # one 20-bit pattern per object setting and r = pos & 7 serves every position.
 BLOCK_ROWS_PLAYER = 0          # + mode * 2 + suppress
