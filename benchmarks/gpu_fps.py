@@ -53,6 +53,8 @@ RUNS = 3
 RESET_EVERY = 25
 ALE_WARMUP, ALE_STEPS = 50, 200
 RATIO_BASIS = {"raw": "raw emulated frames/s vs ale-py vector env agent frames/s",
+               "identical": "raw frames/s of consoles kept identical (no divergence) vs ale-py "
+                            "vector env agent frames/s",
                "agent": "agent frames/s (steps*envs*4) vs ale-py vector env agent frames/s"}
 
 
@@ -142,6 +144,49 @@ def measure_raw(game: str, consoles: int, args: argparse.Namespace) -> dict:
         host += calls
     return _summary(runs, host, build_s, active_consoles=active, frames=args.frames,
                     warmup=args.warmup)
+
+
+def measure_identical(game: str, consoles: int, args: argparse.Namespace) -> dict:
+    """Raw frames with every console a copy of console 0 (its whole state, RNGs included) and
+    the same action everywhere: no thread of a warp ever takes another path than its
+    neighbours. Against `raw` this is what divergence costs. Also times one reset_game of all
+    consoles (reset_s): ALE's whole reset sequence in one launch."""
+    import cupy as cp
+
+    from cule_py import AtariEmulator
+    from cule_py.emulator import EmulatorState
+
+    sync = cp.cuda.Device().synchronize
+    start = time.perf_counter()
+    emulator = AtariEmulator(game, consoles, device="cuda", seed=args.seed,
+                             repeat_action_probability=STICKY)
+    sync()
+    build_s = time.perf_counter() - start
+    legal = cp.asarray(emulator.legal_action_set())
+    cp.random.seed(args.seed)
+    for frame in range(args.warmup):
+        emulator.act(legal[cp.random.randint(0, len(legal), consoles)])
+    sync()
+    t0 = time.perf_counter()
+    emulator.reset()
+    sync()
+    reset_s = time.perf_counter() - t0
+    state = emulator.clone_state()
+    copies = {k: cp.ascontiguousarray(cp.broadcast_to(v[:1], v.shape))
+              for k, v in state.arrays.items()}
+    emulator.restore_state(EmulatorState(state.md5, state.mask, copies))
+    runs, host = [], []
+    for _ in range(RUNS):
+        _reset_over(emulator)
+        playing = consoles - int(emulator.game_over().sum().get())
+        one = legal[cp.random.randint(0, len(legal), (args.frames, 1))]
+        actions = cp.ascontiguousarray(cp.broadcast_to(one, (args.frames, consoles)))
+        elapsed, calls = _timed(emulator.act, [actions[f] for f in range(args.frames)], sync)
+        runs.append(playing * args.frames / max(elapsed, 1e-9))
+        host += calls
+    distinct = len({bytes(r) for r in emulator.ram().get()})
+    return _summary(runs, host, build_s, frames=args.frames, warmup=args.warmup,
+                    reset_s=reset_s, distinct_ram_rows_after=distinct)
 
 
 def measure_agent(game: str, consoles: int, args: argparse.Namespace) -> dict:
@@ -234,9 +279,12 @@ def run(args: argparse.Namespace) -> None:
     meta = _machine()
     print(f"machine: GPU {meta['gpu']}, {meta['cpu_count']} CPUs; {meta}", flush=True)
     began = time.perf_counter()
-    first = {"raw": True, "agent": True}
-    measures = {"ale_vector": measure_ale, "raw": measure_raw, "agent": measure_agent}
-    plan = [("ale_vector", [args.ale_envs]), ("raw", sorted(args.consoles))]
+    first = {"raw": True, "agent": True, "identical": True}
+    measures = {"ale_vector": measure_ale, "raw": measure_raw, "agent": measure_agent,
+                "identical": measure_identical}
+    plan = [] if args.no_ale else [("ale_vector", [args.ale_envs])]
+    plan += [] if args.no_raw else [("raw", sorted(args.consoles))]
+    plan += [("identical", sorted(args.consoles))] if args.identical else []
     plan += [] if args.no_agent else [("agent", sorted(args.consoles))]
     for game in args.games:
         for kind, counts in plan:
@@ -292,7 +340,7 @@ def report(directory: str) -> None:
     for game, r in ale.items():
         lines.append(f"| {game} | {r['consoles']} | {r.get('num_threads')} | {r['fps']:,.0f} | "
                      f"{r.get('steps_per_s', 0):,.0f} |")
-    for kind in ("raw", "agent"):
+    for kind in ("raw", "identical", "agent"):
         rows = [r for r in best.values() if r["kind"] == kind]
         for tpb in sorted({r.get("threads_per_block") for r in rows}, key=str):
             sub = [r for r in rows if r.get("threads_per_block") == tpb]
@@ -371,6 +419,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ale-envs", type=int, default=64, help="ale-py vector env num_envs")
     parser.add_argument("--seed", type=int, default=0, help="base seed (console i: seed + i)")
     parser.add_argument("--no-agent", action="store_true", help="skip the AtariVectorEnv runs")
+    parser.add_argument("--no-raw", action="store_true", help="skip the raw-frame runs")
+    parser.add_argument("--no-ale", action="store_true", help="skip the ale-py vector env runs")
+    parser.add_argument("--identical", action="store_true",
+                        help="also raw frames of identical consoles (what divergence costs) "
+                             "and the time of one reset_game launch")
     parser.add_argument("--out", default=".", help="directory of gpu_fps.jsonl")
     parser.add_argument("--resume", action="store_true",
                         help="skip configurations already in DIR/gpu_fps.jsonl without error")

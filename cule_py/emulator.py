@@ -191,8 +191,8 @@ class AtariEmulator:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
         both screen buffers, game logic, both RNG positions."""
         mask = self._batch._mask(mask).copy()
-        where = self._batch.to_device(mask)
-        arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[where])
+        rows = self._batch.rows(mask)
+        arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[rows])
                   for name in self._SNAPSHOT}
         return EmulatorState(self._batch.rom.md5, mask, arrays)
 
@@ -206,10 +206,10 @@ class AtariEmulator:
         if (mask & ~state.mask).any():
             raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "
                              f"in this state")
-        picked = self._batch.to_device(mask[state.mask])   # of the snapshot's rows, these
-        where = self._batch.to_device(mask)
+        picked = self._batch.rows(mask[state.mask])   # of the snapshot's rows, these
+        rows = self._batch.rows(mask)
         for name in self._SNAPSHOT:
-            getattr(self._batch, name)[where] = state.arrays[name][picked]
+            getattr(self._batch, name)[rows] = state.arrays[name][picked]
 
     def __repr__(self) -> str:
         return (f"AtariEmulator({self.game.rom_id!r}, num_envs={self.num_envs}, "

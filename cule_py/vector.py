@@ -257,7 +257,7 @@ class AtariVectorEnv(VectorEnv):
         mt19937.seed_generators(generators, full[mask], np.ones(len(generators), np.bool_))
         b = self._batch
         where = b.to_device(mask)
-        self._noop_mt[where] = b.to_device(generators)
+        self._noop_mt[b.rows(mask)] = b.to_device(generators)
         self._agent[where, K.A_SKIP_SEED] = b.to_device(
             (full[mask] & 0x7FFFFFFF).astype(np.int32))
         self._agent[where, K.A_STEPS] = 0
