@@ -150,7 +150,8 @@ def measure_identical(game: str, consoles: int, args: argparse.Namespace) -> dic
     """Raw frames with every console a copy of console 0 (its whole state, RNGs included) and
     the same action everywhere: no thread of a warp ever takes another path than its
     neighbours. Against `raw` this is what divergence costs. Also times one reset_game of all
-    consoles (reset_s): ALE's whole reset sequence in one launch."""
+    consoles after the warm-up, before they are made copies (reset_s): ALE's whole reset
+    sequence in one launch."""
     import cupy as cp
 
     from cule_py import AtariEmulator
