@@ -115,23 +115,33 @@ def _summary(runs: list[float], host: list[float], build_s: float, **extra) -> d
             "host_us_per_call": statistics.median(host) * 1e6, **extra}
 
 
-def measure_raw(game: str, consoles: int, args: argparse.Namespace) -> dict:
+def _warmed_emulator(game: str, consoles: int, args: argparse.Namespace,
+                     reset_every: int | None):
+    """(emulator, its legal actions on the GPU, the build's seconds): built, then --warmup
+    random frames drawn on the GPU (game-over consoles reset every `reset_every` frames)."""
     import cupy as cp
 
     from cule_py import AtariEmulator
 
-    sync = cp.cuda.Device().synchronize
     start = time.perf_counter()
     emulator = AtariEmulator(game, consoles, device="cuda", seed=args.seed,
                              repeat_action_probability=STICKY)
-    sync()
+    cp.cuda.Device().synchronize()
     build_s = time.perf_counter() - start
     legal = cp.asarray(emulator.legal_action_set())
     cp.random.seed(args.seed)
     for frame in range(args.warmup):
         emulator.act(legal[cp.random.randint(0, len(legal), consoles)])
-        if (frame + 1) % RESET_EVERY == 0:
+        if reset_every and (frame + 1) % reset_every == 0:
             _reset_over(emulator)
+    return emulator, legal, build_s
+
+
+def measure_raw(game: str, consoles: int, args: argparse.Namespace) -> dict:
+    import cupy as cp
+
+    sync = cp.cuda.Device().synchronize
+    emulator, legal, build_s = _warmed_emulator(game, consoles, args, RESET_EVERY)
     runs, active, host = [], [], []
     for _ in range(RUNS):
         _reset_over(emulator)
@@ -154,19 +164,10 @@ def measure_identical(game: str, consoles: int, args: argparse.Namespace) -> dic
     sequence in one launch."""
     import cupy as cp
 
-    from cule_py import AtariEmulator
     from cule_py.emulator import EmulatorState
 
     sync = cp.cuda.Device().synchronize
-    start = time.perf_counter()
-    emulator = AtariEmulator(game, consoles, device="cuda", seed=args.seed,
-                             repeat_action_probability=STICKY)
-    sync()
-    build_s = time.perf_counter() - start
-    legal = cp.asarray(emulator.legal_action_set())
-    cp.random.seed(args.seed)
-    for frame in range(args.warmup):
-        emulator.act(legal[cp.random.randint(0, len(legal), consoles)])
+    emulator, legal, build_s = _warmed_emulator(game, consoles, args, None)
     sync()
     t0 = time.perf_counter()
     emulator.reset()
@@ -183,7 +184,7 @@ def measure_identical(game: str, consoles: int, args: argparse.Namespace) -> dic
         one = legal[cp.random.randint(0, len(legal), (args.frames, 1))]
         actions = cp.ascontiguousarray(cp.broadcast_to(one, (args.frames, consoles)))
         elapsed, calls = _timed(emulator.act, [actions[f] for f in range(args.frames)], sync)
-        runs.append(playing * args.frames / max(elapsed, 1e-9))
+        runs.append(playing * args.frames / elapsed)
         host += calls
     distinct = len({bytes(r) for r in emulator.ram().get()})
     return _summary(runs, host, build_s, frames=args.frames, warmup=args.warmup,

@@ -177,8 +177,9 @@ class ConsoleBatch:
     def rows(self, mask: np.ndarray):
         """The indices of the consoles in `mask` (host bools), on the batch's device, to index
         arrays with more than one axis. A boolean index is broadcast to the whole indexed array
-        and scanned by cupy, 4 or 8 bytes per element: 42 GB for the frame buffers of 65,536
-        consoles, which ran the H100 out of memory. An integer index costs its own length."""
+        and scanned by cupy, 4 or 8 bytes per element: 41.9 GB for the frame buffers of 65,536
+        consoles, the size of the request that ran an H100 out of memory. An integer index
+        costs its own length."""
         return self.to_device(np.flatnonzero(mask))
 
     def table(self, host: np.ndarray):

@@ -30,7 +30,7 @@ def side():
                                  CHECKPOINT_EVERY)
 
 
-def test_same_run_compares_exact(side, tmp_path, capsys):
+def test_same_run_compares_exact(side, tmp_path):
     _save(tmp_path / "ok.npz", "pong", side)
     assert gpu_check.compare_digests([str(tmp_path / "ok.npz")], str(tmp_path / "r.csv")) == 0
     assert "EXACT" in (tmp_path / "r.csv").read_text()

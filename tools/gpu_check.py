@@ -73,6 +73,15 @@ class Hasher:
         return kernel(rows, weights[:rows.shape[1]][None, :], axis=1)
 
 
+def frame_values(emulator, rewards, hash_rows, xp):
+    """(5, consoles) uint64: the hashes of every console's RAM and screen, its reward, lives and
+    game-over flag after a frame: what both sides compare."""
+    return xp.stack([hash_rows(emulator.ram()), hash_rows(emulator.screen()),
+                     rewards.astype(xp.int64).astype(xp.uint64),
+                     emulator.lives().astype(xp.int64).astype(xp.uint64),
+                     emulator.game_over().astype(xp.uint64)])
+
+
 def trace_side(game: str, device: str, consoles: int, frames: int, seed: int,
                hasher: Hasher) -> tuple[np.ndarray, int, float]:
     """One backend alone: the (frames + 1, 5, consoles) trace of hashes and flags, the number of
@@ -86,34 +95,20 @@ def trace_side(game: str, device: str, consoles: int, frames: int, seed: int,
         import cupy as xp
     else:
         xp = np
-    actions = emulator.legal_action_set()
-    rng = np.random.default_rng(seed)
-    current = rng.choice(actions, consoles)
-    hold = rng.integers(1, 9, consoles)
+    schedule = action_schedule(emulator.legal_action_set(), consoles, frames, seed)
     trace = xp.zeros((frames + 1, 5, consoles), xp.uint64)
     h = hasher.gpu if on_gpu else hasher.cpu
     resets = 0
-
-    def record(frame, rewards):
-        trace[frame, 0] = h(emulator.ram())
-        trace[frame, 1] = h(emulator.screen())
-        trace[frame, 2] = rewards.astype(xp.int64).astype(xp.uint64)
-        trace[frame, 3] = emulator.lives().astype(xp.int64).astype(xp.uint64)
-        over = emulator.game_over()
-        trace[frame, 4] = over.astype(xp.uint64)
-        return over.get() if on_gpu else over
-
-    record(0, xp.zeros(consoles, xp.int32))
+    trace[0] = frame_values(emulator, xp.zeros(consoles, xp.int32), h, xp)
     for frame in range(1, frames + 1):
-        rewards = emulator.act(xp.asarray(current))
-        over = record(frame, rewards)
+        # Each frame's actions uploaded from the host, as a learner's would be.
+        trace[frame] = frame_values(emulator, emulator.act(xp.asarray(schedule[frame - 1])),
+                                    h, xp)
+        over = trace[frame, 4] != 0
+        over = over.get() if on_gpu else over
         if over.any():
             resets += int(over.sum())
             emulator.reset(over)
-        hold -= 1
-        change = hold <= 0
-        current[change] = rng.choice(actions, int(change.sum()))
-        hold[change] = rng.integers(1, 9, int(change.sum()))
     return (trace.get() if on_gpu else trace), resets, time.perf_counter() - start
 
 
@@ -181,27 +176,31 @@ def main() -> int:
                 done |= {(r["game"], int(r["consoles"])) for r in csv.DictReader(f)}
     start = time.perf_counter()
     hasher = Hasher(250 * 160)
-    new_file = not os.path.exists(args.out)
-    with open(args.out, "a", newline="") as f:
+    for game in games:
+        if (game, args.consoles) in done:
+            continue
+        if time.perf_counter() - start > args.time_limit:
+            print(f"time limit reached before {game}", flush=True)
+            break
+        try:
+            row = check_game(game, args.consoles, args.frames, args.seed, hasher)
+        except Exception as err:     # noqa: BLE001 - recorded, the sweep goes on
+            row = {"game": game, "consoles": args.consoles, "frames": args.frames,
+                   "seed": args.seed, "result": "ERROR",
+                   "what_differs": f"{type(err).__name__}: {err}"[:300]}
+        append_rows(args.out, [row])
+        print(row, flush=True)
+    return 0
+
+
+def append_rows(path: str, rows: list[dict]) -> None:
+    """Result rows appended to a CSV (its header written when the file is new)."""
+    new_file = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
         if new_file:
             writer.writeheader()
-        for game in games:
-            if (game, args.consoles) in done:
-                continue
-            if time.perf_counter() - start > args.time_limit:
-                print(f"time limit reached before {game}", flush=True)
-                break
-            try:
-                row = check_game(game, args.consoles, args.frames, args.seed, hasher)
-            except Exception as err:     # noqa: BLE001 - recorded, the sweep goes on
-                row = {"game": game, "consoles": args.consoles, "frames": args.frames,
-                       "seed": args.seed, "result": "ERROR",
-                       "what_differs": f"{type(err).__name__}: {err}"[:300]}
-            writer.writerow(row)
-            f.flush()
-            print(row, flush=True)
-    return 0
+        writer.writerows(rows)
 
 
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)     # odd: x -> x * M + v loses nothing mod 2**64
@@ -251,21 +250,19 @@ def digest_side(game: str, device: str, consoles: int, frames: int, seed: int, h
     resets = xp.zeros((), xp.int64)
 
     def fold(frame, rewards):
-        values = xp.stack([h(emulator.ram()), h(emulator.screen()),
-                           rewards.astype(xp.int64).astype(xp.uint64),
-                           emulator.lives().astype(xp.int64).astype(xp.uint64),
-                           emulator.game_over().astype(xp.uint64)])
+        values = frame_values(emulator, rewards, h, xp)
         running[...] = running * MULTIPLIER + values
         per_frame[frame] = (values * console_weights).sum(axis=1, dtype=xp.uint64)
         if frame % checkpoint_every == 0:
             checkpoints[frame // checkpoint_every] = running
+        return values
 
     fold(0, xp.zeros(consoles, xp.int32))
     frame = 0
     for frame in range(1, frames + 1):
-        fold(frame, emulator.act(schedule[frame - 1]))
+        values = fold(frame, emulator.act(schedule[frame - 1]))
         if frame % reset_every == 0:
-            over = emulator.game_over()
+            over = values[4] != 0
             resets += over.sum()
             host_over = over.get() if on_gpu else over
             if host_over.any():
@@ -294,7 +291,7 @@ def gpu_digests(games: list[str], consoles: int, frames: int, seed: int, reset_e
     ("AssertionError: key already in dictionary"), and one game at a time (threads, streams)
     did not finish 200 frames of Boxing in 370 s, where the per-frame trace path above ran
     250 frames in 25 s. Cause not found; at_once=1 (no threads, no streams) is the next thing
-    to try. The CPU side and the comparison are tested (docs/developer.md)."""
+    to try. The CPU side and the comparison are tested (tests/test_gpu_check_digests.py)."""
     import threading
 
     import cupy as cp
@@ -399,12 +396,7 @@ def compare_digests(paths: list[str], out_csv: str | None) -> int:
             ok &= row["result"] == "EXACT"
             print(row, flush=True)
             if out_csv:
-                new_file = not os.path.exists(out_csv)
-                with open(out_csv, "a", newline="") as f_out:
-                    writer = csv.DictWriter(f_out, FIELDS)
-                    if new_file:
-                        writer.writeheader()
-                    writer.writerow(row)
+                append_rows(out_csv, [row])
     return 0 if ok else 1
 
 
@@ -437,12 +429,7 @@ def split_run(args) -> int:
                      "what_differs": what, "resets": resets, "cpu_seconds": round(seconds, 1)})
         print(rows[-1], flush=True)
     if args.out:
-        new_file = not os.path.exists(args.out)
-        with open(args.out, "a", newline="") as f:
-            writer = csv.DictWriter(f, FIELDS)
-            if new_file:
-                writer.writeheader()
-            writer.writerows(rows)
+        append_rows(args.out, rows)
     return 0 if all(r["result"] == "EXACT" for r in rows) else 1
 
 
