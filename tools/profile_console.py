@@ -13,6 +13,17 @@ where the JIT placed it, and attributes perf's samples to its functions and inst
 `--no-pixels` sets the TIA's skip-draw flag (collisions only). `report` prints each function's
 share of all samples; with `--function` the disassembly (objdump, Intel syntax) of the hot
 spots of the first function whose symbol contains that text.
+
+Timings on a shared VM move by 1.5x between runs of the same build; instruction counts do not.
+
+    python tools/profile_console.py count pong --frames 200 --consoles 4
+
+runs `run` under valgrind's callgrind and prints the x86 instructions each kernel function
+executed per console-frame: the same build and workload give the same counts to a fraction of a
+percent, so two builds compare exactly (instructions, not time: use tools/ab_builds.py for
+that). Valgrind does not execute AVX-512, so `count` compiles the kernels for Haswell (AVX2) into
+their own cache (`--cache-dir`), once per build; `--function` lists that function's instructions
+executed more than `--threshold` times per frame.
 """
 
 from __future__ import annotations
@@ -153,6 +164,92 @@ def report(args):
         previous = i
 
 
+# Valgrind 3.19 runs AVX2 but not AVX-512; numba's cache key includes the CPU name and features,
+# so both runs below (the native warm-up and the one under valgrind) must name the same ones.
+HASWELL_FEATURES = ("+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+f16c,+fma,+lzcnt,+mmx,+movbe,"
+                    "+popcnt,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3")
+
+
+def _callgrind_self_costs(path):
+    """{instruction address: Ir} from a callgrind file written with --dump-instr=yes."""
+    costs = collections.Counter()
+    position = 0
+    inclusive_line = False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("calls="):
+                inclusive_line = True        # the next cost line is the call's inclusive cost
+                continue
+            if not line or line[0] not in "0123456789+-*":
+                continue
+            parts = line.split()
+            token = parts[0]
+            if token.startswith("0x"):
+                position = int(token, 16)
+            elif token[0] in "+-":
+                step = int(token[1:], 16) if token[1:].startswith("0x") else int(token[1:])
+                position += step if token[0] == "+" else -step
+            elif token != "*":
+                position = int(token)
+            if inclusive_line:
+                inclusive_line = False
+                continue
+            if len(parts) > 2:              # positions are "instr line", then the Ir
+                costs[position] += int(parts[2])
+    return costs
+
+
+def count(args):
+    env = dict(os.environ, NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES=HASWELL_FEATURES,
+               CULE_PY_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0")
+    me = [sys.executable, os.path.abspath(__file__), "run", args.game, "--consoles",
+          str(args.consoles), "--out", args.out]
+    if args.no_pixels:
+        me.append("--no-pixels")
+    subprocess.run(me + ["--frames", "50"], env=env, check=True, stdout=subprocess.DEVNULL)
+    trace = os.path.join(args.out, "callgrind.out")
+    subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes",
+                    f"--callgrind-out-file={trace}"] + me + ["--frames", str(args.frames)],
+                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(args.out, "objects.json")) as f:
+        placed = json.load(f)
+    functions = []
+    for entry in placed:
+        for offset, size, name in _text_symbols(entry["object"]):
+            start = entry["base"] + offset
+            functions.append((start, start + size, name, entry["object"], offset))
+    functions.sort()
+    starts = [f[0] for f in functions]
+    per_function = collections.Counter()
+    costs = _callgrind_self_costs(trace)
+    for address, ir in costs.items():
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < functions[i][1]:
+            per_function[i] += ir
+    # `run` plays 10 frames before the timed ones, all inside the trace.
+    frames = args.consoles * (args.frames + 10)
+    print(f"{args.game}: x86 instructions per console-frame ({args.consoles} consoles, "
+          f"{args.frames + 10} frames each, Haswell build)")
+    for i, ir in per_function.most_common(6):
+        print(f"{ir / frames:12,.0f}  {re.sub(r'B[0-9]+v[0-9]+B.*', '', functions[i][2])}")
+    print(f"{sum(per_function.values()) / frames:12,.0f}  all kernel functions")
+    if not args.function:
+        return
+    index = next((i for i, f in enumerate(functions) if args.function in f[2]), None)
+    if index is None:
+        sys.exit(f"no function matching {args.function!r}")
+    start, end, name, path, offset = functions[index]
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel",
+                              f"--start-address={offset}", f"--stop-address={offset + end - start}",
+                              path], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+        if m:
+            per_frame = costs.get(start + int(m.group(1), 16) - offset, 0) / frames
+            if per_frame >= args.threshold:
+                print(f"{per_frame:9.1f} {m.group(1)}: {m.group(2)[:100]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -162,6 +259,15 @@ def main():
     p.add_argument("--consoles", type=int, default=16)
     p.add_argument("--no-pixels", action="store_true")
     p.add_argument("--out", default="/tmp/cule-prof")
+    p = sub.add_parser("count", help="instructions per frame and function, under callgrind")
+    p.add_argument("game")
+    p.add_argument("--frames", type=int, default=200, help="frames per console")
+    p.add_argument("--consoles", type=int, default=4)
+    p.add_argument("--no-pixels", action="store_true")
+    p.add_argument("--out", default="/tmp/cule-count")
+    p.add_argument("--cache-dir", default="/tmp/cule-count-cache")
+    p.add_argument("--function", help="list the instructions of this function")
+    p.add_argument("--threshold", type=float, default=100.0, help="executions per frame")
     p = sub.add_parser("report", help="attribute perf's samples")
     p.add_argument("--perf", default="perf.data")
     p.add_argument("--out", default="/tmp/cule-prof")
@@ -171,6 +277,8 @@ def main():
     args = parser.parse_args()
     if args.command == "run":
         run(args)
+    elif args.command == "count":
+        count(args)
     else:
         report(args)
 

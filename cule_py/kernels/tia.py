@@ -662,11 +662,54 @@ def reset_when(mode, old, new):
 
 
 @register_jitable(forceinline=True)
-def write_colour(st, env, field, value):
+def colour_of(st, env, value):
     colour = value & 0xFE
     if st[env, L.TIA_PAL] != 0 and (np.int32(st[env, L.TIA_SCANLINES_LAST_FRAME]) & 1):
         colour |= 1
-    st[env, field] = colour
+    return colour
+
+
+@register_jitable(forceinline=True)
+def write_colour(st, env, field, value):
+    st[env, field] = colour_of(st, env, value)
+
+
+@register_jitable(forceinline=True)
+def playfield_after(st, env, reg, value):
+    """The 20 playfield bits after a write of `value` to PF0 (0x0D), PF1 or PF2."""
+    pf = np.int32(st[env, L.TIA_PF])
+    if reg == 0x0D:
+        return (pf & 0xFFFF0) | ((value >> 4) & 0x0F)
+    if reg == 0x0E:
+        return (pf & 0xFF00F) | (value << 4)
+    return (pf & 0x00FFF) | (value << 12)
+
+
+@register_jitable(forceinline=True)
+def write_changes_nothing(st, env, reg, value):
+    """True for a write that leaves every register the picture is drawn from as it was: like the
+    picture-neutral writes, it need not draw first (colours, playfield, enables, graphics with
+    their delayed copies, VBLANK, reflection, VDELBL; not those that rebuild masks)."""
+    if reg >= 0x06 and reg <= 0x09:
+        return colour_of(st, env, value) == np.int32(st[env, L.TIA_COLUP0 + (reg - 0x06)])
+    if reg >= 0x0D and reg <= 0x0F:
+        return playfield_after(st, env, reg, value) == np.int32(st[env, L.TIA_PF])
+    if reg >= 0x1D and reg <= 0x1F:
+        return (1 if (value & 0x02) else 0) == np.int32(st[env, L.TIA_ENAM0 + (reg - 0x1D)])
+    if reg == 0x1B:     # GRP0 also moves GRP1 into its delayed copy
+        return value == np.int32(st[env, L.TIA_GRP0]) \
+            and st[env, L.TIA_DGRP1] == st[env, L.TIA_GRP1]
+    if reg == 0x1C:     # GRP1 also moves GRP0 and ENABL into their delayed copies
+        return value == np.int32(st[env, L.TIA_GRP1]) \
+            and st[env, L.TIA_DGRP0] == st[env, L.TIA_GRP0] \
+            and st[env, L.TIA_DENABL] == st[env, L.TIA_ENABL]
+    if reg == 0x01:
+        return value == np.int32(st[env, L.TIA_VBLANK])
+    if reg == 0x0B or reg == 0x0C:
+        return (1 if (value & 0x08) else 0) == np.int32(st[env, L.TIA_REFP0 + (reg - 0x0B)])
+    if reg == 0x27:
+        return (value & 1) == np.int32(st[env, L.TIA_VDELBL])
+    return False
 
 
 # Accesses that change nothing the picture is drawn from need not draw first (ALE draws at every
@@ -700,10 +743,11 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         delay = 0
     frame_over = (clock - np.int32(st[env, L.TIA_FRAME_START])) // LINE \
         > np.int32(st[env, L.TIA_MAX_SCANLINES])
-    if frame_over or (reg < FIRST_UNUSED_WRITE and (PICTURE_NEUTRAL_WRITES >> reg) & 1 == 0):
+    if frame_over or (reg < FIRST_UNUSED_WRITE and (PICTURE_NEUTRAL_WRITES >> reg) & 1 == 0
+                      and not write_changes_nothing(st, env, reg, value)):
         update_frame(st, fb, env, clock + delay)
     else:
-        defer_drawing(st, env, clock)
+        defer_drawing(st, env, clock + delay)
     if frame_over:
         st[env, L.TIA_FRAME_ENDED] = 1
 
@@ -752,12 +796,8 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         if new != np.int32(st[env, field]):
             st[env, graphics] = reflect_byte(np.int32(st[env, graphics]))
         st[env, field] = new
-    elif reg == 0x0D:                                   # PF0
-        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0xFFFF0) | ((value >> 4) & 0x0F)
-    elif reg == 0x0E:                                   # PF1
-        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0xFF00F) | (value << 4)
-    elif reg == 0x0F:                                   # PF2
-        st[env, L.TIA_PF] = (np.int32(st[env, L.TIA_PF]) & 0x00FFF) | (value << 12)
+    elif reg == 0x0D or reg == 0x0E or reg == 0x0F:    # PF0, PF1, PF2
+        st[env, L.TIA_PF] = playfield_after(st, env, reg, value)
     elif reg == 0x10 or reg == 0x11:                    # RESP0/1
         which = reg - 0x10
         h = line_position(st, env, clock)
