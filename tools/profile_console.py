@@ -199,9 +199,24 @@ def _callgrind_self_costs(path):
     return costs
 
 
+def _readable(symbol):
+    """`_ZN7cule_py7kernels7console12device_writeB4v282B...` -> `cule_py.kernels.console.device_write`."""
+    body = re.sub(r"B[0-9]+v[0-9]+B.*", "", symbol)
+    if not body.startswith("_ZN"):
+        return body
+    parts, rest = [], body[3:]
+    while rest and rest[0].isdigit():
+        digits = re.match(r"[0-9]+", rest).group()
+        parts.append(rest[len(digits):len(digits) + int(digits)])
+        rest = rest[len(digits) + int(digits):]
+    return ".".join(parts) or body
+
+
 def count(args):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout
     env = dict(os.environ, NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES=HASWELL_FEATURES,
-               CULE_PY_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0")
+               CULE_PY_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0",
+               PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     me = [sys.executable, os.path.abspath(__file__), "run", args.game, "--consoles",
           str(args.consoles), "--out", args.out]
     if args.no_pixels:
@@ -231,7 +246,7 @@ def count(args):
     print(f"{args.game}: x86 instructions per console-frame ({args.consoles} consoles, "
           f"{args.frames + 10} frames each, Haswell build)")
     for i, ir in per_function.most_common(6):
-        print(f"{ir / frames:12,.0f}  {re.sub(r'B[0-9]+v[0-9]+B.*', '', functions[i][2])}")
+        print(f"{ir / frames:12,.0f}  {_readable(functions[i][2])}")
     print(f"{sum(per_function.values()) / frames:12,.0f}  all kernel functions")
     if not args.function:
         return
