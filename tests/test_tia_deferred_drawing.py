@@ -45,52 +45,43 @@ FRAME = 0x80
 
 
 def program(redundant: bool = False) -> bytes:
+    # Each line: the background colour, then the writes under test, then PF2 (HMOVE every 16th).
     if redundant:
-        line = f"""
-line:   TYA
-        EOR ${FRAME:02X}
-        STA ${COLUBK:02X}
-        STA ${COLUBK:02X}
+        writes = f"""        STA ${COLUBK:02X}
         STY ${PF1:02X}
         STY ${PF1:02X}
         STY ${GRP0:02X}
         STY ${GRP0:02X}
         STA ${ENABL:02X}
         STA ${ENABL:02X}
-        TYA
-        AND #$0F
-        BNE nohm
-        STA ${HMOVE:02X}
-        STA ${HMCLR:02X}
-nohm:   STY ${PF2:02X}
-        STY ${PF2:02X}
-        STA ${WSYNC:02X}
 """
+        after_pf2 = f"        STY ${PF2:02X}\n"
         # The spin's frames end on the instruction limit only while it writes nothing: the
         # last write before it stores what PF2 holds, so the greyed frame owes that write.
         spin_extra = f"        STA ${PF2:02X}\n        STA ${PF2:02X}\n"
     else:
-        line = f"""
-line:   TYA
-        EOR ${FRAME:02X}
-        STA ${COLUBK:02X}
-        STA ${AUDV0:02X}
+        writes = f"""        STA ${AUDV0:02X}
         STA ${HMP0:02X}
         LDA ${INPT4:02X}
         STY ${PF1:02X}
         STA ${AUDC0:02X}
         STY ${GRP0:02X}
         STA ${UNUSED:02X}
-        TYA
+"""
+        after_pf2 = f"        STA ${RSYNC:02X}\n"
+        spin_extra = ""
+    line = f"""
+line:   TYA
+        EOR ${FRAME:02X}
+        STA ${COLUBK:02X}
+{writes}        TYA
         AND #$0F
         BNE nohm
         STA ${HMOVE:02X}
         STA ${HMCLR:02X}
 nohm:   STY ${PF2:02X}
-        STA ${RSYNC:02X}
-        STA ${WSYNC:02X}
+{after_pf2}        STA ${WSYNC:02X}
 """
-        spin_extra = ""
     src = f"""
         .org $F000
 start:  SEI

@@ -68,6 +68,52 @@ def _text_symbols(path):
     return sorted(symbols)
 
 
+ACT_FRAMES = 50      # frames per act() call of `run`'s timed loop
+
+
+def _frames_played(requested):
+    """The timed frames `run` plays per console for --frames `requested` (whole act() calls)."""
+    return -(-requested // ACT_FRAMES) * ACT_FRAMES
+
+
+def _placed_functions(out):
+    """[(start, end, symbol, object path, offset in object)] of the kernels' code as `run`
+    recorded it (sorted by address), and the start addresses for bisection."""
+    with open(os.path.join(out, "objects.json")) as f:
+        placed = json.load(f)
+    functions = []
+    for entry in placed:
+        for offset, size, name in _text_symbols(entry["object"]):
+            start = entry["base"] + offset
+            functions.append((start, start + size, name, entry["object"], offset))
+    functions.sort()
+    return functions, [f[0] for f in functions]
+
+
+def _function_of(functions, starts, address):
+    i = bisect.bisect_right(starts, address) - 1
+    return i if i >= 0 and address < functions[i][1] else None
+
+
+def _disassembly(functions, text):
+    """The first function whose symbol contains `text`, and its instructions as
+    [(address at run time, offset in object, instruction text)]."""
+    index = next((i for i, f in enumerate(functions) if text in f[2]), None)
+    if index is None:
+        sys.exit(f"no function matching {text!r}")
+    start, end, _, path, offset = functions[index]
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel",
+                              f"--start-address={offset}", f"--stop-address={offset + end - start}",
+                              path], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in listing.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+        if m:
+            at = int(m.group(1), 16)
+            rows.append((start + at - offset, at, m.group(2)[:100]))
+    return functions[index], rows
+
+
 def run(args):
     objects = _record_objects()
     import numba
@@ -104,23 +150,15 @@ def run(args):
     rng = np.random.default_rng(0)
     start, frames = time.perf_counter(), 0
     while frames < args.frames:
-        batch.act(rng.integers(0, 18, args.consoles), frames=50)
-        frames += 50
+        batch.act(rng.integers(0, 18, args.consoles), frames=ACT_FRAMES)
+        frames += ACT_FRAMES
     elapsed = time.perf_counter() - start
     print(f"{args.game}: {args.consoles * frames / elapsed:.0f} frames/s on one thread "
           f"({'no pixels' if args.no_pixels else 'pixels'}); objects in {args.out}")
 
 
 def report(args):
-    with open(os.path.join(args.out, "objects.json")) as f:
-        placed = json.load(f)
-    functions = []        # (start address, end address, name, object path, object offset)
-    for entry in placed:
-        for offset, size, name in _text_symbols(entry["object"]):
-            start = entry["base"] + offset
-            functions.append((start, start + size, name, entry["object"], offset))
-    functions.sort()
-    starts = [f[0] for f in functions]
+    functions, starts = _placed_functions(args.out)
     script = subprocess.run(["perf", "script", "-i", args.perf, "-F", "ip"], capture_output=True,
                             text=True, check=True).stdout.split()
     total = len(script)
@@ -128,29 +166,17 @@ def report(args):
     per_address = collections.Counter()
     for word in script:
         ip = int(word, 16)
-        i = bisect.bisect_right(starts, ip) - 1
-        if i >= 0 and ip < functions[i][1]:
+        i = _function_of(functions, starts, ip)
+        if i is not None:
             per_function[i] += 1
             per_address[ip] += 1
     print(f"{total} samples; {sum(per_function.values())} in the kernels' code")
     for i, count in per_function.most_common(15):
-        name = re.sub(r"B\d+v\d+B.*", "", functions[i][2])
-        print(f"{100 * count / total:6.2f}%  {name}")
+        print(f"{100 * count / total:6.2f}%  {_readable(functions[i][2])}")
     if not args.function:
         return
-    index = next((i for i, f in enumerate(functions) if args.function in f[2]), None)
-    if index is None:
-        sys.exit(f"no function matching {args.function!r}")
-    start, end, name, path, offset = functions[index]
-    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel",
-                              f"--start-address={offset}", f"--stop-address={offset + end - start}",
-                              path], capture_output=True, text=True, check=True).stdout
-    rows = []
-    for line in listing.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
-        if m:
-            at = int(m.group(1), 16)
-            rows.append((at, m.group(2)[:100], per_address.get(start + at - offset, 0)))
+    rows = [(at, text, per_address.get(address, 0))
+            for address, at, text in _disassembly(functions, args.function)[1]]
     shown = set()
     for i, (_, _, count) in enumerate(rows):
         if count >= args.threshold:
@@ -221,48 +247,40 @@ def count(args):
           str(args.consoles), "--out", args.out]
     if args.no_pixels:
         me.append("--no-pixels")
-    subprocess.run(me + ["--frames", "50"], env=env, check=True, stdout=subprocess.DEVNULL)
-    trace = os.path.join(args.out, "callgrind.out")
-    subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes",
-                    f"--callgrind-out-file={trace}"] + me + ["--frames", str(args.frames)],
-                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(os.path.join(args.out, "objects.json")) as f:
-        placed = json.load(f)
-    functions = []
-    for entry in placed:
-        for offset, size, name in _text_symbols(entry["object"]):
-            start = entry["base"] + offset
-            functions.append((start, start + size, name, entry["object"], offset))
-    functions.sort()
-    starts = [f[0] for f in functions]
+    subprocess.run(me + ["--frames", "0"], env=env, check=True, stdout=subprocess.DEVNULL)
+    # Building the consoles (loadROM's frames) and `run`'s warm-up are in every trace; the same
+    # run with no timed frames, subtracted, leaves exactly the timed frames (the workload is
+    # seeded, so the two runs play the same frames up to where the shorter one stops).
+    traces = {}
+    for frames in (0, args.frames):
+        trace = os.path.join(args.out, f"callgrind.{frames}.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes",
+                        f"--callgrind-out-file={trace}"] + me + ["--frames", str(frames)],
+                       env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        traces[frames] = (_callgrind_self_costs(trace), _placed_functions(args.out))
+    # JIT code lands at other addresses in each process: difference per function and per offset.
     per_function = collections.Counter()
-    costs = _callgrind_self_costs(trace)
-    for address, ir in costs.items():
-        i = bisect.bisect_right(starts, address) - 1
-        if i >= 0 and address < functions[i][1]:
-            per_function[i] += ir
-    # `run` plays 10 frames before the timed ones, all inside the trace.
-    frames = args.consoles * (args.frames + 10)
-    print(f"{args.game}: x86 instructions per console-frame ({args.consoles} consoles, "
-          f"{args.frames + 10} frames each, Haswell build)")
-    for i, ir in per_function.most_common(6):
-        print(f"{ir / frames:12,.0f}  {_readable(functions[i][2])}")
+    per_offset = collections.Counter()
+    for frames, sign in ((args.frames, 1), (0, -1)):
+        costs, (functions, starts) = traces[frames]
+        for address, ir in costs.items():
+            i = _function_of(functions, starts, address)
+            if i is not None:
+                per_function[functions[i][2]] += sign * ir
+                per_offset[(functions[i][2], address - functions[i][0])] += sign * ir
+    frames = args.consoles * _frames_played(args.frames)
+    print(f"{args.game}: x86 instructions per console-frame ({args.consoles} consoles x "
+          f"{_frames_played(args.frames)} frames, construction and warm-up subtracted, "
+          "Haswell build)")
+    for name, ir in per_function.most_common(6):
+        print(f"{ir / frames:12,.0f}  {_readable(name)}")
     print(f"{sum(per_function.values()) / frames:12,.0f}  all kernel functions")
-    if not args.function:
-        return
-    index = next((i for i, f in enumerate(functions) if args.function in f[2]), None)
-    if index is None:
-        sys.exit(f"no function matching {args.function!r}")
-    start, end, name, path, offset = functions[index]
-    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel",
-                              f"--start-address={offset}", f"--stop-address={offset + end - start}",
-                              path], capture_output=True, text=True, check=True).stdout
-    for line in listing.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
-        if m:
-            per_frame = costs.get(start + int(m.group(1), 16) - offset, 0) / frames
+    if args.function:
+        (start, _, symbol, _, _), rows = _disassembly(traces[args.frames][1][0], args.function)
+        for address, at, text in rows:
+            per_frame = per_offset.get((symbol, address - start), 0) / frames
             if per_frame >= args.threshold:
-                print(f"{per_frame:9.1f} {m.group(1)}: {m.group(2)[:100]}")
+                print(f"{per_frame:9.1f} {at:x}: {text}")
 
 
 def main():
