@@ -89,6 +89,24 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
     return banked_read(rom, scheme, ram, st, env, np.int32(addr), np.int64(clk))
 
 
+@register_jitable
+def fast_rom_window(scheme, st, env):
+    """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
+    (base, mask, start, span): an address whose low 13 bits lie in [start, start + span) (A12
+    set) reads `rom[base + (addr & mask)]` and has no side effect, in the current bank. Schemes
+    with smaller banks or hotspots elsewhere give an empty window (the slow path)."""
+    if scheme == SCHEME_2K:
+        return np.int32(0), np.int32(0x07FF), np.int32(0x1000), np.int32(0x1000)
+    if scheme == SCHEME_4K:
+        return np.int32(0), np.int32(0x0FFF), np.int32(0x1000), np.int32(0x1000)
+    if scheme <= SCHEME_FASC:
+        # Above the RAM ports, below the hotspots (the top 12 bytes cover every member's).
+        ram_ports = np.int32(((scheme & 1) << 8) | (0x200 if scheme == SCHEME_FASC else 0))
+        return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), 0x1000 + ram_ports,
+                np.int32(0x0FF4) - ram_ports)
+    return np.int32(0), np.int32(0), np.int32(0), np.int32(0)
+
+
 @register_jitable(forceinline=False)
 def banked_read(rom, scheme, ram, st, env, addr, clk):
     out_of_line()

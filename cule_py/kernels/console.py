@@ -6,7 +6,9 @@ A9 = 1); everything else is the TIA. `bus` is the tuple `(rom, scheme, ram, st, 
 
 One ALE frame (`run_frame`) is one `TIA::update()`: start a frame unless the last one was
 partial, execute up to 25,000 instructions until the TIA signals the frame end, then either close
-the frame or grey out the partial one (spec 1.6).
+the frame or grey out the partial one (spec 1.6). The instructions run in `run_instructions`: the
+decoded core here, and on the CPU backend the fast path of console_fast_path.py, which falls back
+to the decoded core for every access with a side effect.
 """
 
 import numpy as np
@@ -99,6 +101,21 @@ def console_write(bus, addr, value, clk):
 cpu_step = make_cpu(console_read, console_write, ALE)
 
 
+@register_jitable
+def run_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
+    """Run the 6507 until the TIA ends the frame, the CPU jams or 25,000 instructions have run;
+    returns (pc, a, x, y, s, p, clk, jammed). This is the decoded core, as the GPU and numba's
+    CUDA simulator run it; the CPU backend compiles console_fast_path's version instead, which
+    gives the same results."""
+    bus = (rom, scheme, ram, st, fb, env)
+    jammed = False
+    for _ in range(INSTRUCTIONS_PER_FRAME):
+        pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+        if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
+            break
+    return pc, a, x, y, s, p, clk, jammed
+
+
 @register_jitable(forceinline=True)    # the core and bus inline into it, whoever calls it
 def run_frame(rom, scheme, ram, st, fb, env):
     """One ALE frame for console `env`."""
@@ -111,20 +128,12 @@ def run_frame(rom, scheme, ram, st, fb, env):
     st[env, L.TIA_PARTIAL_FRAME] = 1
     st[env, L.TIA_FRAME_ENDED] = 0
     if st[env, L.CPU_JAMMED] == 0:
-        pc = np.int32(st[env, L.CPU_PC])
-        a = np.int32(st[env, L.CPU_A])
-        x = np.int32(st[env, L.CPU_X])
-        y = np.int32(st[env, L.CPU_Y])
-        s = np.int32(st[env, L.CPU_S])
-        p = np.int32(st[env, L.CPU_P])
-        bus = (rom, scheme, ram, st, fb, env)
-        for _ in range(INSTRUCTIONS_PER_FRAME):
-            pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
-            if jammed:
-                st[env, L.CPU_JAMMED] = 1
-                break
-            if st[env, L.TIA_FRAME_ENDED] != 0:
-                break
+        pc, a, x, y, s, p, clk, jammed = run_instructions(
+            rom, scheme, ram, st, fb, env, np.int32(st[env, L.CPU_PC]), np.int32(st[env, L.CPU_A]),
+            np.int32(st[env, L.CPU_X]), np.int32(st[env, L.CPU_Y]), np.int32(st[env, L.CPU_S]),
+            np.int32(st[env, L.CPU_P]), np.int64(clk))
+        if jammed:
+            st[env, L.CPU_JAMMED] = 1
         st[env, L.CPU_PC] = pc
         st[env, L.CPU_A] = a
         st[env, L.CPU_X] = x
@@ -185,3 +194,7 @@ def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
     if env < st.shape[0] and mask[env]:
         for _ in range(frames):
             run_frame(rom, scheme, ram, st, fb, env)
+
+
+# The CPU backend's version of run_instructions (registered for numba's CPU target only).
+from . import console_fast_path  # noqa: E402,F401

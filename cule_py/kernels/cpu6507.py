@@ -31,6 +31,8 @@ end of the instruction. That is ALE's timing; for the flat test bus the timing o
 observable, only the count.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 from numba.extending import register_jitable
 
@@ -74,8 +76,11 @@ def _narrowing_helpers(int_style):
     return u8, u16
 
 
-def make_cpu(bus_read, bus_write, model, int_style="int32"):
-    """Return a jitable one-instruction `step` bound to `bus_read`/`bus_write` and `model`."""
+def make_operations(model, int_style="int32"):
+    """The 6507's operations without its bus, for `model`: what an instruction does with the
+    value it read (or the registers), as jitable functions of the operation number. The decoded
+    core calls them with the operation it looked up; the console's CPU fast path
+    (console_fast_path.py) with a constant, so that one definition serves both."""
     if model not in (NMOS, ALE):
         raise ValueError(f"unknown CPU model {model!r}")
     u8, u16 = _narrowing_helpers(int_style)
@@ -199,6 +204,222 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         return r, p
 
     @register_jitable
+    def read_operation(operation, v, a, x, y, s, p):
+        """A read-class operation on the value read: the new (a, x, y, s, p)."""
+        if operation == oc.LDA:
+            a = v
+            p = set_nz(p, a)
+        elif operation == oc.LDX:
+            x = v
+            p = set_nz(p, x)
+        elif operation == oc.LDY:
+            y = v
+            p = set_nz(p, y)
+        elif operation == oc.CMP:
+            p = compare(a, v, p)
+        elif operation == oc.AND:
+            a = np.int32(a & v)
+            p = set_nz(p, a)
+        elif operation == oc.ADC:
+            a, p = adc(a, v, p)
+        elif operation == oc.ORA:
+            a = np.int32(a | v)
+            p = set_nz(p, a)
+        elif operation == oc.EOR:
+            a = np.int32(a ^ v)
+            p = set_nz(p, a)
+        elif operation == oc.SBC:
+            a, p = sbc(a, v, p)
+        elif operation == oc.CPX:
+            p = compare(x, v, p)
+        elif operation == oc.CPY:
+            p = compare(y, v, p)
+        elif operation == oc.BIT:
+            p = np.int32((p & 0x3D) | (v & 0xC0))
+            if (a & v) == 0:
+                p = np.int32(p | FLAG_Z)
+        elif operation == oc.LAX:
+            a = v
+            x = v
+            p = set_nz(p, v)
+        elif operation == oc.NOP_READ:
+            pass
+        elif operation == oc.ANC:
+            a = np.int32(a & v)
+            p = np.int32(set_nz(p & 0xFE, a) | (a >> 7))
+        elif operation == oc.ALR:
+            t = np.int32(a & v)
+            a = np.int32(t >> 1)
+            p = np.int32(set_nz(p & 0xFE, a) | (t & 1))
+        elif operation == oc.ARR:
+            a, p = arr(a, v, p)
+        elif operation == oc.SBX:
+            t = np.int32((a & x) - v)
+            x = u8(t)
+            p = set_nz(p & 0xFE, x)
+            if t >= 0:
+                p = np.int32(p | FLAG_C)
+        elif operation == oc.ANE:
+            a = np.int32((a | 0xEE) & x & v)
+            p = set_nz(p, a)
+        elif operation == oc.LXA:
+            a = np.int32((a | 0xEE) & v)
+            x = a
+            p = set_nz(p, a)
+        else:  # LAS
+            a = np.int32(s & v)
+            x = a
+            s = a
+            p = set_nz(p, a)
+        return a, x, y, s, p
+
+    @register_jitable
+    def store_value(operation, ea, a, x, y, s):
+        """A write-class operation: the value stored at `ea`, and s (TAS sets it)."""
+        if operation == oc.STA:
+            v = a
+        elif operation == oc.STX:
+            v = x
+        elif operation == oc.STY:
+            v = y
+        elif operation == oc.SAX:
+            v = np.int32(a & x)
+        else:
+            # SHA/SHX/SHY/TAS store the register ANDed with (high byte of the target + 1).
+            if operation == oc.SHA:
+                v = np.int32(a & x)
+            elif operation == oc.SHX:
+                v = x
+            elif operation == oc.SHY:
+                v = y
+            else:  # TAS
+                s = np.int32(a & x)
+                v = s
+            # Both models use the high byte of the final (indexed) address and never corrupt
+            # the address: ALE does so, and so do the public single-step suites.
+            v = np.int32(v & u8((ea >> 8) + 1))
+        return v, s
+
+    @register_jitable
+    def rmw_operation(operation, v, a, p):
+        """A read-modify-write operation on `v`: the result written back, and the new (a, p)."""
+        if operation == oc.INC or operation == oc.ISC:
+            r = u8(v + 1)
+        elif operation == oc.DEC or operation == oc.DCP:
+            r = u8(v - 1)
+        elif operation == oc.ASL or operation == oc.SLO:
+            r = u8(v << 1)
+            p = np.int32((p & 0xFE) | (v >> 7))
+        elif operation == oc.LSR or operation == oc.SRE:
+            r = np.int32(v >> 1)
+            p = np.int32((p & 0xFE) | (v & 1))
+        elif operation == oc.ROL or operation == oc.RLA:
+            r = u8((v << 1) | (p & FLAG_C))
+            p = np.int32((p & 0xFE) | (v >> 7))
+        else:  # ROR, RRA
+            r = np.int32((v >> 1) | ((p & FLAG_C) << 7))
+            p = np.int32((p & 0xFE) | (v & 1))
+        if operation <= oc.ROR:
+            p = set_nz(p, r)
+        elif operation == oc.SLO:
+            a = np.int32(a | r)
+            p = set_nz(p, a)
+        elif operation == oc.RLA:
+            a = np.int32(a & r)
+            p = set_nz(p, a)
+        elif operation == oc.SRE:
+            a = np.int32(a ^ r)
+            p = set_nz(p, a)
+        elif operation == oc.RRA:
+            a, p = adc(a, r, p)
+        elif operation == oc.DCP:
+            p = compare(a, r, p)
+        else:  # ISC
+            a, p = sbc(a, r, p)
+        return r, a, p
+
+    @register_jitable
+    def register_operation(operation, a, x, y, s, p):
+        """The implied-mode operations DEY to CLV: the new (a, x, y, s, p)."""
+        if operation <= oc.TXS:
+            if operation == oc.DEY:
+                y = u8(y - 1)
+                p = set_nz(p, y)
+            elif operation == oc.DEX:
+                x = u8(x - 1)
+                p = set_nz(p, x)
+            elif operation == oc.INX:
+                x = u8(x + 1)
+                p = set_nz(p, x)
+            elif operation == oc.INY:
+                y = u8(y + 1)
+                p = set_nz(p, y)
+            elif operation == oc.TAX:
+                x = a
+                p = set_nz(p, x)
+            elif operation == oc.TAY:
+                y = a
+                p = set_nz(p, y)
+            elif operation == oc.TXA:
+                a = x
+                p = set_nz(p, a)
+            elif operation == oc.TYA:
+                a = y
+                p = set_nz(p, a)
+            elif operation == oc.TSX:
+                x = s
+                p = set_nz(p, x)
+            else:  # TXS
+                s = x
+        elif operation <= oc.CLV:
+            if operation == oc.CLC:
+                p = np.int32(p & ~FLAG_C)
+            elif operation == oc.SEC:
+                p = np.int32(p | FLAG_C)
+            elif operation == oc.CLD:
+                p = np.int32(p & ~FLAG_D)
+            elif operation == oc.SED:
+                p = np.int32(p | FLAG_D)
+            elif operation == oc.CLI:
+                p = np.int32(p & ~FLAG_I)
+            elif operation == oc.SEI:
+                p = np.int32(p | FLAG_I)
+            else:
+                p = np.int32(p & ~FLAG_V)
+        return a, x, y, s, p
+
+    @register_jitable
+    def branch_taken(op, p):
+        """Whether branch opcode `op` branches with flags `p`."""
+        # Opcode bits 7-6 pick the flag (N, V, C, Z), bit 5 the value that takes the branch.
+        sel = np.int32(op >> 6)
+        if sel == 0:
+            flag = np.int32(p & FLAG_N)
+        elif sel == 1:
+            flag = np.int32(p & FLAG_V)
+        elif sel == 2:
+            flag = np.int32(p & FLAG_C)
+        else:
+            flag = np.int32(p & FLAG_Z)
+        return (flag != 0) == ((op & 0x20) != 0)
+
+    return SimpleNamespace(u8=u8, u16=u16, set_nz=set_nz, read_operation=read_operation,
+                           store_value=store_value, rmw_operation=rmw_operation,
+                           register_operation=register_operation, branch_taken=branch_taken)
+
+
+def make_cpu(bus_read, bus_write, model, int_style="int32"):
+    """Return a jitable one-instruction `step` bound to `bus_read`/`bus_write` and `model`."""
+    operations = make_operations(model, int_style)
+    u8, u16, set_nz = operations.u8, operations.u16, operations.set_nz
+    is_ale = model == ALE
+    read_operation = operations.read_operation
+    store_value = operations.store_value
+    rmw_operation = operations.rmw_operation
+    register_operation = operations.register_operation
+    branch_taken = operations.branch_taken
+
+    @register_jitable
     def push(bus, s, v, clk):
         clk = bus_write(bus, 0x100 | s, v, clk)
         return u8(s - 1), clk
@@ -297,99 +518,14 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
                 if not is_ale:
                     last = u8(bus_read(bus, (ea - 0x100) & 0xFFFF, clk, last))
             v = u8(bus_read(bus, ea, clk, last))
-            if operation == oc.LDA:
-                a = v
-                p = set_nz(p, a)
-            elif operation == oc.LDX:
-                x = v
-                p = set_nz(p, x)
-            elif operation == oc.LDY:
-                y = v
-                p = set_nz(p, y)
-            elif operation == oc.CMP:
-                p = compare(a, v, p)
-            elif operation == oc.AND:
-                a = np.int32(a & v)
-                p = set_nz(p, a)
-            elif operation == oc.ADC:
-                a, p = adc(a, v, p)
-            elif operation == oc.ORA:
-                a = np.int32(a | v)
-                p = set_nz(p, a)
-            elif operation == oc.EOR:
-                a = np.int32(a ^ v)
-                p = set_nz(p, a)
-            elif operation == oc.SBC:
-                a, p = sbc(a, v, p)
-            elif operation == oc.CPX:
-                p = compare(x, v, p)
-            elif operation == oc.CPY:
-                p = compare(y, v, p)
-            elif operation == oc.BIT:
-                p = np.int32((p & 0x3D) | (v & 0xC0))
-                if (a & v) == 0:
-                    p = np.int32(p | FLAG_Z)
-            elif operation == oc.LAX:
-                a = v
-                x = v
-                p = set_nz(p, v)
-            elif operation == oc.NOP_READ:
-                pass
-            elif operation == oc.ANC:
-                a = np.int32(a & v)
-                p = np.int32(set_nz(p & 0xFE, a) | (a >> 7))
-            elif operation == oc.ALR:
-                t = np.int32(a & v)
-                a = np.int32(t >> 1)
-                p = np.int32(set_nz(p & 0xFE, a) | (t & 1))
-            elif operation == oc.ARR:
-                a, p = arr(a, v, p)
-            elif operation == oc.SBX:
-                t = np.int32((a & x) - v)
-                x = u8(t)
-                p = set_nz(p & 0xFE, x)
-                if t >= 0:
-                    p = np.int32(p | FLAG_C)
-            elif operation == oc.ANE:
-                a = np.int32((a | 0xEE) & x & v)
-                p = set_nz(p, a)
-            elif operation == oc.LXA:
-                a = np.int32((a | 0xEE) & v)
-                x = a
-                p = set_nz(p, a)
-            else:  # LAS
-                a = np.int32(s & v)
-                x = a
-                s = a
-                p = set_nz(p, a)
+            a, x, y, s, p = read_operation(operation, v, a, x, y, s, p)
             return pc, a, x, y, s, p, clk, False
 
         # ---- write class ---------------------------------------------------------------------
         if cls == oc.CLS_WRITE:
             if not is_ale and (mode == oc.ABX or mode == oc.ABY or mode == oc.IZY):
                 bus_read(bus, (base & 0xFF00) | (ea & 0xFF), clk, last)
-            if operation == oc.STA:
-                v = a
-            elif operation == oc.STX:
-                v = x
-            elif operation == oc.STY:
-                v = y
-            elif operation == oc.SAX:
-                v = np.int32(a & x)
-            else:
-                # SHA/SHX/SHY/TAS store the register ANDed with (high byte of the target + 1).
-                if operation == oc.SHA:
-                    v = np.int32(a & x)
-                elif operation == oc.SHX:
-                    v = x
-                elif operation == oc.SHY:
-                    v = y
-                else:  # TAS
-                    s = np.int32(a & x)
-                    v = s
-                # Both models use the high byte of the final (indexed) address and never corrupt
-                # the address: ALE does so, and so do the public single-step suites.
-                v = np.int32(v & u8((ea >> 8) + 1))
+            v, s = store_value(operation, ea, a, x, y, s)
             clk = bus_write(bus, ea, v, clk)
             return pc, a, x, y, s, p, clk, False
 
@@ -403,39 +539,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
                 v = u8(bus_read(bus, ea, clk, last))
                 if not is_ale:
                     clk = bus_write(bus, ea, v, clk)
-            if operation == oc.INC or operation == oc.ISC:
-                r = u8(v + 1)
-            elif operation == oc.DEC or operation == oc.DCP:
-                r = u8(v - 1)
-            elif operation == oc.ASL or operation == oc.SLO:
-                r = u8(v << 1)
-                p = np.int32((p & 0xFE) | (v >> 7))
-            elif operation == oc.LSR or operation == oc.SRE:
-                r = np.int32(v >> 1)
-                p = np.int32((p & 0xFE) | (v & 1))
-            elif operation == oc.ROL or operation == oc.RLA:
-                r = u8((v << 1) | (p & FLAG_C))
-                p = np.int32((p & 0xFE) | (v >> 7))
-            else:  # ROR, RRA
-                r = np.int32((v >> 1) | ((p & FLAG_C) << 7))
-                p = np.int32((p & 0xFE) | (v & 1))
-            if operation <= oc.ROR:
-                p = set_nz(p, r)
-            elif operation == oc.SLO:
-                a = np.int32(a | r)
-                p = set_nz(p, a)
-            elif operation == oc.RLA:
-                a = np.int32(a & r)
-                p = set_nz(p, a)
-            elif operation == oc.SRE:
-                a = np.int32(a ^ r)
-                p = set_nz(p, a)
-            elif operation == oc.RRA:
-                a, p = adc(a, r, p)
-            elif operation == oc.DCP:
-                p = compare(a, r, p)
-            else:  # ISC
-                a, p = sbc(a, r, p)
+            r, a, p = rmw_operation(operation, v, a, p)
             if mode == oc.ACC:
                 a = r
             else:
@@ -444,18 +548,8 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
 
         # ---- control, stack, flags and register transfers ------------------------------------
         if operation == oc.BRANCH:
-            # Opcode bits 7-6 pick the flag (N, V, C, Z), bit 5 the value that takes the branch.
-            sel = np.int32(op >> 6)
-            if sel == 0:
-                flag = np.int32(p & FLAG_N)
-            elif sel == 1:
-                flag = np.int32(p & FLAG_V)
-            elif sel == 2:
-                flag = np.int32(p & FLAG_C)
-            else:
-                flag = np.int32(p & FLAG_Z)
             offset = u8(bus_read(bus, ea, clk, last))
-            if (flag != 0) == ((op & 0x20) != 0):
+            if branch_taken(op, p):
                 target = u16(pc + offset - ((offset & 0x80) << 1))
                 clk = clk + 1
                 if (target ^ pc) & 0xFF00:
@@ -480,51 +574,8 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
             pc = np.int32(lo | (hi << 8))
             bus_read(bus, pc, clk, hi)
             pc = u16(pc + 1)
-        elif operation <= oc.TXS:
-            if operation == oc.DEY:
-                y = u8(y - 1)
-                p = set_nz(p, y)
-            elif operation == oc.DEX:
-                x = u8(x - 1)
-                p = set_nz(p, x)
-            elif operation == oc.INX:
-                x = u8(x + 1)
-                p = set_nz(p, x)
-            elif operation == oc.INY:
-                y = u8(y + 1)
-                p = set_nz(p, y)
-            elif operation == oc.TAX:
-                x = a
-                p = set_nz(p, x)
-            elif operation == oc.TAY:
-                y = a
-                p = set_nz(p, y)
-            elif operation == oc.TXA:
-                a = x
-                p = set_nz(p, a)
-            elif operation == oc.TYA:
-                a = y
-                p = set_nz(p, a)
-            elif operation == oc.TSX:
-                x = s
-                p = set_nz(p, x)
-            else:  # TXS
-                s = x
         elif operation <= oc.CLV:
-            if operation == oc.CLC:
-                p = np.int32(p & ~FLAG_C)
-            elif operation == oc.SEC:
-                p = np.int32(p | FLAG_C)
-            elif operation == oc.CLD:
-                p = np.int32(p & ~FLAG_D)
-            elif operation == oc.SED:
-                p = np.int32(p | FLAG_D)
-            elif operation == oc.CLI:
-                p = np.int32(p & ~FLAG_I)
-            elif operation == oc.SEI:
-                p = np.int32(p | FLAG_I)
-            else:
-                p = np.int32(p & ~FLAG_V)
+            a, x, y, s, p = register_operation(operation, a, x, y, s, p)
         elif operation == oc.PHA:
             s, clk = push(bus, s, a, clk)
         elif operation == oc.PHP:

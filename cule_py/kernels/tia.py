@@ -729,27 +729,97 @@ def defer_drawing(st, env, clock):
 
 
 @register_jitable(forceinline=True)
+def write_delay(st, env, reg, clock):
+    """Colour clocks after the write at which its register takes effect in the picture."""
+    if reg == 0x0D or reg == 0x0E or reg == 0x0F:
+        return PF_DELAYS[(line_position(st, env, clock) // 3) & 3]
+    if reg == 0x04 or reg == 0x05 or reg == 0x12 or reg == 0x13:
+        return 8
+    if reg == 0x01 or reg == 0x0B or reg == 0x0C or reg == 0x1B or reg == 0x1C:
+        return 1
+    return 0
+
+
+@register_jitable(forceinline=True)
+def frame_is_over(st, env, clock):
+    """A TIA write past the scanline limit ends the frame: (clock - start) // LINE exceeds the
+    limit, written without the division."""
+    return clock - np.int32(st[env, L.TIA_FRAME_START]) \
+        >= (np.int32(st[env, L.TIA_MAX_SCANLINES]) + 1) * LINE
+
+
+@register_jitable(forceinline=True)
+def is_picture_neutral(reg):
+    return reg >= FIRST_UNUSED_WRITE or (PICTURE_NEUTRAL_WRITES >> reg) & 1 != 0
+
+
+@register_jitable(forceinline=True)
+def neutral_write(st, env, reg, value, clk, clock, last_access_was_read):
+    """The effect of a picture-neutral write (WSYNC, HMP0-HMBL, HMCLR; the others have none);
+    returns the (maybe stalled) clock."""
+    if reg == 0x02:                                     # WSYNC
+        if last_access_was_read:
+            cycles_into_line = (clk - np.int32(st[env, L.TIA_FRAME_START]) // 3) % 76
+            if cycles_into_line != 0:
+                clk = clk + 76 - cycles_into_line
+    elif reg == 0x20:
+        st[env, L.TIA_HMP0] = value >> 4
+    elif reg == 0x21:
+        st[env, L.TIA_HMP1] = value >> 4
+    elif reg == 0x22:                                   # HMM0
+        if (clock == np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK]) + 63
+                and np.int32(st[env, L.TIA_HMM0]) == 7 and (value >> 4) == 6):
+            st[env, L.TIA_COSMIC_ARK] = 1              # [Q] Cosmic Ark starfield
+            st[env, L.TIA_COSMIC_ARK_COUNTER] = 0
+        st[env, L.TIA_HMM0] = value >> 4
+    elif reg == 0x23:
+        st[env, L.TIA_HMM1] = value >> 4
+    elif reg == 0x24:
+        st[env, L.TIA_HMBL] = value >> 4
+    elif reg == 0x2B:                                   # HMCLR
+        st[env, L.TIA_HMP0] = 0
+        st[env, L.TIA_HMP1] = 0
+        st[env, L.TIA_HMM0] = 0
+        st[env, L.TIA_HMM1] = 0
+        st[env, L.TIA_HMBL] = 0
+    return clk
+
+
+@register_jitable(forceinline=True)
+def write_drawing_nothing(st, env, reg, value, clk):
+    """`write` for the writes that draw nothing (picture-neutral, or storing what the register
+    holds) while the frame is not over; -1 for any other write, which `write` must make. The
+    CPU backend's fast path tries it inline before the out-of-line call (console_fast_path.py).
+    A write that stores what its register holds has no effect beyond the drawing it owes: the
+    register, and everything computed from it, stay as they are."""
+    clock = 3 * clk
+    if frame_is_over(st, env, clock):
+        return np.int64(-1)
+    if is_picture_neutral(reg):
+        defer_drawing(st, env, clock)                  # a neutral write has no delay
+        return np.int64(neutral_write(st, env, reg, value, clk, clock, True))
+    if write_changes_nothing(st, env, reg, value):
+        defer_drawing(st, env, clock + write_delay(st, env, reg, clock))
+        return np.int64(clk)
+    return np.int64(-1)
+
+
+@register_jitable(forceinline=True)
 def write(st, fb, env, addr, value, clk, last_access_was_read):
     """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
     reg = addr & 0x3F
     clock = 3 * clk
-    if reg == 0x0D or reg == 0x0E or reg == 0x0F:
-        delay = PF_DELAYS[(line_position(st, env, clock) // 3) & 3]
-    elif reg == 0x04 or reg == 0x05 or reg == 0x12 or reg == 0x13:
-        delay = 8
-    elif reg == 0x01 or reg == 0x0B or reg == 0x0C or reg == 0x1B or reg == 0x1C:
-        delay = 1
-    else:
-        delay = 0
-    frame_over = (clock - np.int32(st[env, L.TIA_FRAME_START])) // LINE \
-        > np.int32(st[env, L.TIA_MAX_SCANLINES])
-    if frame_over or (reg < FIRST_UNUSED_WRITE and (PICTURE_NEUTRAL_WRITES >> reg) & 1 == 0
-                      and not write_changes_nothing(st, env, reg, value)):
+    delay = write_delay(st, env, reg, clock)
+    frame_over = frame_is_over(st, env, clock)
+    neutral = is_picture_neutral(reg)
+    if frame_over or not (neutral or write_changes_nothing(st, env, reg, value)):
         update_frame(st, fb, env, clock + delay)
     else:
         defer_drawing(st, env, clock + delay)
     if frame_over:
         st[env, L.TIA_FRAME_ENDED] = 1
+    if neutral:
+        return neutral_write(st, env, reg, value, clk, clock, last_access_was_read)
 
     if reg == 0x00:                                     # VSYNC
         st[env, L.TIA_VSYNC] = value
@@ -766,11 +836,6 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
             st[env, L.TIA_DUMP_ENABLED] = 0
             st[env, L.TIA_DUMP_DISABLED_CYCLE] = clk
         st[env, L.TIA_VBLANK] = value
-    elif reg == 0x02:                                   # WSYNC
-        if last_access_was_read:
-            cycles_into_line = (clk - np.int32(st[env, L.TIA_FRAME_START]) // 3) % 76
-            if cycles_into_line != 0:
-                clk = clk + 76 - cycles_into_line
     elif reg == 0x04 or reg == 0x05:                    # NUSIZ0/1
         which = reg - 0x04
         st[env, L.TIA_NUSIZ0 + which] = value
@@ -850,20 +915,6 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         st[env, L.TIA_ENAM1] = 1 if (value & 0x02) else 0
     elif reg == 0x1F:
         st[env, L.TIA_ENABL] = 1 if (value & 0x02) else 0
-    elif reg == 0x20:
-        st[env, L.TIA_HMP0] = value >> 4
-    elif reg == 0x21:
-        st[env, L.TIA_HMP1] = value >> 4
-    elif reg == 0x22:                                   # HMM0
-        if (clock == np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK]) + 63
-                and np.int32(st[env, L.TIA_HMM0]) == 7 and (value >> 4) == 6):
-            st[env, L.TIA_COSMIC_ARK] = 1              # [Q] Cosmic Ark starfield
-            st[env, L.TIA_COSMIC_ARK_COUNTER] = 0
-        st[env, L.TIA_HMM0] = value >> 4
-    elif reg == 0x23:
-        st[env, L.TIA_HMM1] = value >> 4
-    elif reg == 0x24:
-        st[env, L.TIA_HMBL] = value >> 4
     elif reg == 0x25:
         st[env, L.TIA_VDELP0] = value & 1
         refresh_player_graphics(st, env)
@@ -898,12 +949,6 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         rebuild_ball_mask(st, env)
         st[env, L.TIA_LAST_HMOVE_CLOCK] = clock
         st[env, L.TIA_COSMIC_ARK] = 0
-    elif reg == 0x2B:                                   # HMCLR
-        st[env, L.TIA_HMP0] = 0
-        st[env, L.TIA_HMP1] = 0
-        st[env, L.TIA_HMM0] = 0
-        st[env, L.TIA_HMM1] = 0
-        st[env, L.TIA_HMBL] = 0
     elif reg == 0x2C:                                   # CXCLR
         st[env, L.TIA_COLLISION] = 0
     return clk

@@ -1,0 +1,198 @@
+"""The CPU backend's fast path through the 6507 (kernels/console_fast_path.py) against the decoded
+core, one instruction at a time on the real 2600 bus.
+
+Every opcode with a fast copy runs from many random machine states (registers, RAM, operands
+aimed at RAM, ROM, the TIA, the RIOT, hotspots and cartridge RAM, stacks on both sides of $80),
+once through the fast path (and its `store` for a pending store: the inline TIA write that draws
+nothing, else the console's bus) and once through the decoded core, each on its own copy of the
+console. Where the fast path does not give up, the
+registers, clock, RAM, cartridge RAM, the whole state row and both frame buffers must be equal.
+Each opcode must also complete on the fast path in some of its cases, so a fast path that gave up
+everywhere would fail. The games themselves are checked against ale-py by the other tests, which
+all run the fast path on the CPU backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+import cule_py
+from cule_py.kernels import cart
+from cule_py.kernels import console as con
+from cule_py.kernels import console_fast_path as fast
+from cule_py.kernels import layout as L
+from cule_py.kernels import opcodes as oc
+from cule_py.kernels import tia
+
+CASES_PER_OPCODE = 48
+
+
+@njit(cache=False)
+def _fast(rom, scheme, ram, st, fb, regs):
+    """One instruction on the fast path; the pending store made as the loop makes it."""
+    pc, a, x, y, s, p, clk = regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6]
+    window = cart.fast_rom_window(scheme, st, 0)
+    status, pc, a, x, y, s, p, clk, addr, value = fast.fast_step(
+        rom, ram, 0, window, np.int32(pc), np.int32(a), np.int32(x), np.int32(y), np.int32(s),
+        np.int32(p), np.int64(clk))
+    if status == fast.WRITE_PENDING:
+        clk = fast.store((rom, scheme, ram, st, fb, 0), addr, value, clk)
+    out = np.array([pc, a, x, y, s, p, clk], np.int64)
+    return status, out
+
+
+@njit(cache=False)
+def _decoded(rom, scheme, ram, st, fb, regs):
+    pc, a, x, y, s, p, clk, jammed = con.cpu_step(
+        (rom, scheme, ram, st, fb, 0), np.int32(regs[0]), np.int32(regs[1]), np.int32(regs[2]),
+        np.int32(regs[3]), np.int32(regs[4]), np.int32(regs[5]), np.int64(regs[6]))
+    return np.array([pc, a, x, y, s, p, clk], np.int64)
+
+
+# Interesting targets of an operand: RAM, its mirrors and page one, ROM (plain and hotspots,
+# cartridge RAM ports), TIA registers (including WSYNC and the colours), RIOT ports and timer.
+_TARGETS = (0x0080, 0x00C0, 0x00FF, 0x0180, 0x01F0, 0x0100, 0x0000, 0x0002, 0x0006, 0x001B,
+            0x0030, 0x003C, 0x0280, 0x0284, 0x0294, 0x1000, 0x1080, 0x1100, 0x1180, 0x1800,
+            0x1FF4, 0x1FF8, 0x1FF9, 0x1FFB, 0x1FFE, 0xF000, 0xF7F0)
+
+
+def _operand_bytes(rng, mode):
+    """Operand bytes aimed, most of the time, at one of the interesting targets."""
+    target = int(rng.choice(_TARGETS)) + int(rng.integers(0, 4))
+    if rng.random() < 0.25:
+        target = int(rng.integers(0, 0x10000))
+    if mode in (oc.ZP, oc.ZPX, oc.ZPY, oc.IZX, oc.IZY):
+        return [target & 0xFF]
+    if mode in (oc.ABS, oc.ABX, oc.ABY, oc.IND):
+        return [target & 0xFF, (target >> 8) & 0xFF]
+    return [int(rng.integers(0, 256)) for _ in range(2)]
+
+
+def _machines():
+    """(game, batch) pairs: a 2K game, a 4K game and an F8SC one (window, hotspots, cart RAM),
+    each a few hundred frames in so the TIA's state is a real one."""
+    out = []
+    for game in ("pong", "space_invaders", "ms_pacman"):
+        emu = cule_py.AtariEmulator(game, 1, seed=3)
+        rng = np.random.default_rng(0)
+        for _ in range(120):
+            emu.act(rng.integers(0, 18, 1))
+        out.append((game, emu._batch))
+    return out
+
+
+@pytest.fixture(scope="module")
+def machines():
+    return _machines()
+
+
+def _case(rng, batch, opcode):
+    rom = np.asarray(batch.rom_bytes).copy()
+    memory = np.asarray(batch.memory).copy()
+    st = np.asarray(batch.state).copy()
+    fb = np.asarray(batch.frame_buffers).copy()
+    memory[0, :] = rng.integers(0, 256, memory.shape[1], dtype=np.uint8)
+    scheme = batch.scheme
+    size = len(rom)
+    if scheme >= cart.SCHEME_F8:
+        st[0, L.CART_BANK] = int(rng.integers(0, size // 4096))
+    # The instruction in the current bank's window (sometimes at its edge), its operand after it.
+    base, mask, start, span = (int(v) for v in cart.fast_rom_window(scheme, st, 0))
+    low, high = start - 0x1000, start - 0x1000 + span
+    offset = int(rng.integers(low, high - 3)) if rng.random() < 0.9 else high - 2
+    pc = 0x1000 | offset | (int(rng.integers(0, 8)) << 13)
+    mode = int(oc.ADDRESS_MODE[opcode])
+    image = [opcode] + _operand_bytes(rng, mode)
+    for i, byte in enumerate(image):
+        addr = (offset + i) & 0x0FFF
+        rom[base + (addr & mask)] = byte
+    # Indirect pointers in page zero aimed at the targets too.
+    for zp in range(0x80, 0x100, 2):
+        if rng.random() < 0.5:
+            target = int(rng.choice(_TARGETS)) + int(rng.integers(0, 3))
+            memory[0, zp & 0x7F] = target & 0xFF
+            memory[0, (zp + 1) & 0x7F] = target >> 8
+    s = int(rng.choice([0xFF, 0xFD, 0x81, 0x80, 0x7F, 0x00, int(rng.integers(0, 256))]))
+    regs = np.array([pc & 0xFFFF, rng.integers(0, 256), rng.integers(0, 256),
+                     rng.integers(0, 256), s, int(rng.integers(0, 256)) | 0x20,
+                     int(st[0, L.CYCLES]) + int(rng.integers(0, 40))], np.int64)
+    return rom, scheme, memory, st, fb, regs
+
+
+def test_fast_path_equals_decoded_core(machines):
+    rng = np.random.default_rng(2600)
+    completed = {opcode: 0 for opcode in fast.FAST_OPCODES}
+    for game, batch in machines:
+        for opcode in fast.FAST_OPCODES:
+            for _ in range(CASES_PER_OPCODE // len(machines)):
+                rom, scheme, memory, st, fb, regs = _case(rng, batch, opcode)
+                fast_arrays = (memory.copy(), st.copy(), fb.copy())
+                status, fast_regs = _fast(rom, scheme, *fast_arrays, regs)
+                if status == fast.GIVE_UP:
+                    # Giving up must leave the machine untouched.
+                    assert (fast_arrays[0] == memory).all() and (fast_arrays[1] == st).all(), \
+                        f"{game} opcode {opcode:#04x}: gave up after changing the machine"
+                    continue
+                completed[opcode] += 1
+                decoded_regs = _decoded(rom, scheme, memory, st, fb, regs)
+                where = f"{game} opcode {opcode:#04x} regs {regs.tolist()}"
+                assert fast_regs.tolist() == decoded_regs.tolist(), where
+                assert (fast_arrays[0] == memory).all(), f"{where}: RAM differs"
+                assert (fast_arrays[1] == st).all(), (
+                    f"{where}: state differs in "
+                    f"{[L.FIELD_NAMES[i] for i in np.flatnonzero(fast_arrays[1][0] != st[0])]}")
+                assert (fast_arrays[2] == fb).all(), f"{where}: frame buffers differ"
+    never = [f"{op:#04x}" for op, n in completed.items() if n == 0]
+    assert not never, f"opcodes never completed on the fast path: {never}"
+
+
+def test_fast_opcodes_are_the_official_set_without_brk_and_rti():
+    names = {oc.OPERATION_NAMES[int(oc.OPERATION[op])] for op in fast.FAST_OPCODES}
+    assert "BRK" not in names and "RTI" not in names and "JAM" not in names
+    assert len(fast.FAST_OPCODES) == 151 - 2   # 151 official opcodes
+
+
+@njit(cache=False)
+def _tia_writes(st, fb, reg, values, clks, light):
+    """Write values[i] to TIA register `reg` at clks[i], in turn: with `light`, through the
+    inline write for writes that draw nothing where it takes them; else through tia.write."""
+    taken = 0
+    for i in range(values.shape[0]):
+        if light:
+            after = tia.write_drawing_nothing(st, 0, reg, values[i], clks[i])
+            if after >= 0:
+                taken += 1
+                continue
+        tia.write(st, fb, 0, reg, values[i], clks[i], True)
+    return taken
+
+
+def test_tia_writes_that_draw_nothing_equal_the_full_write(machines):
+    """Each TIA register is written a run of values, many of them repeats (a write storing what
+    the register holds is what the inline write takes), at rising clocks up to past the
+    scanline limit; the inline path where it applies, tia.write elsewhere, must leave the same
+    state and pixels as tia.write everywhere."""
+    rng = np.random.default_rng(7)
+    for game, batch in machines:
+        for reg in range(0x40):
+            st = np.asarray(batch.state)[:1].copy()
+            fb = np.asarray(batch.frame_buffers)[:1].copy()
+            values = rng.integers(0, 256, 200).astype(np.int32)
+            repeat = rng.random(200) < 0.6
+            for i in range(1, 200):
+                if repeat[i]:
+                    values[i] = values[i - 1]
+            start = int(st[0, L.CYCLES])
+            clks = (start + np.cumsum(rng.integers(0, 300, 200))).astype(np.int64)
+            light_st, light_fb = st.copy(), fb.copy()
+            taken = _tia_writes(light_st, light_fb, reg, values, clks, True)
+            _tia_writes(st, fb, reg, values, clks, False)
+            where = f"{game} register {reg:#04x}"
+            assert (light_st == st).all(), (
+                f"{where}: state differs in "
+                f"{[L.FIELD_NAMES[i] for i in np.flatnonzero(light_st[0] != st[0])]}")
+            assert (light_fb == fb).all(), f"{where}: pixels differ"
+            if tia.is_picture_neutral(reg) or reg in (0x06, 0x09, 0x0D, 0x1B, 0x1D):
+                assert taken > 0, f"{where}: the inline write never applied"
