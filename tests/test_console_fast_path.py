@@ -3,8 +3,9 @@ core, one instruction at a time on the real 2600 bus.
 
 Every opcode with a fast copy runs from many random machine states (registers, RAM, operands
 aimed at RAM, ROM, the TIA, the RIOT, hotspots and cartridge RAM, stacks on both sides of $80),
-once through the fast path (and its `store` for a pending store: the inline TIA write that draws
-nothing, else the console's bus) and once through the decoded core, each on its own copy of the
+once through the fast path (and `finish_pending` for a pending store or operand read, as the
+loop makes them: the inline TIA write that draws nothing, else the console's bus) and once
+through the decoded core, each on its own copy of the
 console. Where the fast path does not give up, the
 registers, clock, RAM, cartridge RAM, the whole state row and both frame buffers must be equal.
 Each opcode must also complete on the fast path in some of its cases, so a fast path that gave up
@@ -37,8 +38,9 @@ def _fast(rom, scheme, ram, st, fb, regs):
     status, pc, a, x, y, s, p, clk, addr, value = fast.fast_step(
         rom, ram, 0, window, np.int32(pc), np.int32(a), np.int32(x), np.int32(y), np.int32(s),
         np.int32(p), np.int64(clk))
-    if status == fast.WRITE_PENDING:
-        clk = fast.store((rom, scheme, ram, st, fb, 0), addr, value, clk)
+    if status != fast.GIVE_UP and status != fast.DONE:
+        pc, a, x, y, s, p, clk = fast.finish_pending((rom, scheme, ram, st, fb, 0), status, pc, a,
+                                                     x, y, s, p, clk, addr, value)
     out = np.array([pc, a, x, y, s, p, clk], np.int64)
     return status, out
 

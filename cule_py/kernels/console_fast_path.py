@@ -11,17 +11,20 @@ on the opcode; in these copies the bus is only
 * ROM, the side-effect-free window of the current bank (`cart.fast_rom_window`), and
 * the RIOT's 128 bytes of RAM,
 
-and a store anywhere else is handed back as a pending write, which the loop makes through the
-console's bus with the instruction's final clock, as the decoded core would (a store is the last
-access of its instruction). Any other access (a TIA or RIOT read, a hotspot, cartridge RAM, a
-read-modify-write of a device, code outside the window) gives up before the instruction has
-changed anything, and the decoded core runs the same instruction from the same registers. So the
-fast path is exact by construction: it makes the same reads and writes as the decoded core
-wherever they have no side effects, and does not run otherwise. The operations themselves are
-the decoded core's (`cpu6507.make_operations`).
+and a device access that is the instruction's last (a store, the operand read of a load,
+compare, ...; a push to a stack below $80, which is the TIA) is handed back pending: the loop
+makes it through the console's bus with the instruction's final clock and data bus, as the
+decoded core would, and applies the read operation to what it read. A TIA write that draws
+nothing (WSYNC, a colour or playfield it already has, ...) is made inline there
+(`tia.write_drawing_nothing`), the others through the out-of-line call. Any other access with a
+possible side effect (a device or hotspot under a pointer, a read-modify-write of a device, a
+pull from the TIA, code outside the window) gives up before the instruction has changed
+anything, and the decoded core runs the same instruction from the same registers. So the fast
+path is exact by construction: it makes the same reads and writes as the decoded core wherever
+they have no side effects, and does not run otherwise. The operations themselves are the
+decoded core's (`cpu6507.make_operations`).
 
-The frame end can only come from a device access, so the loop checks it only after the slow
-paths.
+The frame end can only come from a device access, so the loop checks it only after those.
 """
 
 import numpy as np
@@ -31,7 +34,8 @@ from . import layout as L
 from . import opcodes as oc
 from . import tia
 from .cart import SCHEME_3F, fast_rom_window
-from .console import INSTRUCTIONS_PER_FRAME, console_write, cpu_step, run_instructions
+from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
+                      run_instructions)
 from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
 
 _ops = make_operations(ALE)
@@ -45,7 +49,8 @@ branch_taken = _ops.branch_taken
 # How a fast instruction ended.
 DONE = 0            # executed; it touched only ROM and RAM
 WRITE_PENDING = 1   # executed but for its store to a device, which the loop makes
-GIVE_UP = 2         # nothing changed: the decoded core runs this instruction
+READ_PENDING = 2    # addressed, but its operand is a device's: the loop reads it and operates
+GIVE_UP = 3         # nothing changed: the decoded core runs this instruction
 
 
 @register_jitable
@@ -81,50 +86,52 @@ def load(rom, ram, env, window, addr):
 @register_jitable
 def address(rom, ram, env, window, pc, x, y, mode):
     """The effective address of the instruction at `pc` in `mode`, the address of the next
-    instruction and whether indexing crossed a page; ea -1 where an operand byte is not RAM or
-    plain ROM. As the decoded core: (zp),Y and (zp,X) read the pointer's high byte from
-    pointer + 1 without wrapping (ALE's CPU), JMP (ind) has the page-wrap bug."""
+    instruction, whether indexing crossed a page, and the last byte read (the data bus, which a
+    TIA read shows in its undriven bits); ea -1 where an operand byte is not RAM or plain ROM.
+    As the decoded core: (zp),Y and (zp,X) read the pointer's high byte from pointer + 1 without
+    wrapping (ALE's CPU), JMP (ind) has the page-wrap bug."""
+    no = np.int32(-1)
     pc = u16(pc + 1)
     if mode == oc.IMP or mode == oc.ACC:
-        return np.int32(0), pc, False
+        return np.int32(0), pc, False, no
     if mode == oc.IMM or mode == oc.REL:
-        return pc, u16(pc + 1), False
+        return pc, u16(pc + 1), False, no
     lo = load(rom, ram, env, window, pc)
     if mode == oc.ZP:
-        return lo, u16(pc + 1), False
+        return lo, u16(pc + 1), False, lo
     if mode == oc.ZPX:
-        return (u8(lo + x) if lo >= 0 else np.int32(-1)), u16(pc + 1), False
+        return (u8(lo + x) if lo >= 0 else no), u16(pc + 1), False, lo
     if mode == oc.ZPY:
-        return (u8(lo + y) if lo >= 0 else np.int32(-1)), u16(pc + 1), False
+        return (u8(lo + y) if lo >= 0 else no), u16(pc + 1), False, lo
     if mode == oc.IZX or mode == oc.IZY:
         if lo < 0:
-            return np.int32(-1), pc, False
+            return no, pc, False, no
         pointer = u8(lo + x) if mode == oc.IZX else lo
         target_lo = load(rom, ram, env, window, pointer)
         target_hi = load(rom, ram, env, window, pointer + 1)
         if target_lo < 0 or target_hi < 0:
-            return np.int32(-1), pc, False
+            return no, pc, False, no
         base = np.int32(target_lo | (target_hi << 8))
         if mode == oc.IZX:
-            return base, u16(pc + 1), False
+            return base, u16(pc + 1), False, target_hi
         ea = u16(base + y)
-        return ea, u16(pc + 1), ((base ^ ea) & 0x100) != 0
+        return ea, u16(pc + 1), ((base ^ ea) & 0x100) != 0, target_hi
     hi = load(rom, ram, env, window, u16(pc + 1))
     if lo < 0 or hi < 0:
-        return np.int32(-1), pc, False
+        return no, pc, False, no
     base = np.int32(lo | (hi << 8))
     next_pc = u16(pc + 2)
     if mode == oc.ABS:
-        return base, next_pc, False
+        return base, next_pc, False, hi
     if mode == oc.ABX or mode == oc.ABY:
         ea = u16(base + (x if mode == oc.ABX else y))
-        return ea, next_pc, ((base ^ ea) & 0x100) != 0
+        return ea, next_pc, ((base ^ ea) & 0x100) != 0, hi
     # IND
     target_lo = load(rom, ram, env, window, base)
     target_hi = load(rom, ram, env, window, (base & 0xFF00) | ((base + 1) & 0xFF))
     if target_lo < 0 or target_hi < 0:
-        return np.int32(-1), pc, False
-    return np.int32(target_lo | (target_hi << 8)), next_pc, False
+        return no, pc, False, no
+    return np.int32(target_lo | (target_hi << 8)), next_pc, False, target_hi
 
 
 @register_jitable
@@ -139,16 +146,20 @@ def fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, opcode, mode
     """One instruction whose opcode, mode, operation, class and cycles are constants at each
     call site (the switch in `fast_step`), so that only its own branch remains in each copy."""
     give_up = result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)
-    ea, next_pc, crossed = address(rom, ram, env, window, pc, x, y, mode)
+    ea, next_pc, crossed, data_bus = address(rom, ram, env, window, pc, x, y, mode)
     if ea < 0:
         return give_up
+    if data_bus < 0:
+        data_bus = np.int32(opcode)     # nothing read since the opcode (#imm)
     clk = clk + cycles
     if cls == oc.CLS_READ:
-        v = load(rom, ram, env, window, ea)
-        if v < 0:
-            return give_up
         if crossed:
             clk = clk + 1
+        v = load(rom, ram, env, window, ea)
+        if v < 0:
+            # The operand read is the instruction's last access, as a store's write is.
+            return result(READ_PENDING, next_pc, a, x, y, s, p, clk, ea,
+                          data_bus | (operation << 8))
         a, x, y, s, p = read_operation(operation, v, a, x, y, s, p)
         return result(DONE, next_pc, a, x, y, s, p, clk, 0, 0)
     if cls == oc.CLS_WRITE:
@@ -270,6 +281,18 @@ def store(bus, addr, value, clk):
     return np.int64(console_write(bus, addr, value, clk))
 
 
+@register_jitable
+def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
+    """Make the device access a fast instruction left pending: its store (WRITE_PENDING: `value`
+    to `addr`), or its operand read (READ_PENDING: `value` holds the data bus in bits 0-7 and
+    the read operation above), and the operation on what it read."""
+    if status == WRITE_PENDING:
+        return pc, a, x, y, s, p, store(bus, addr, value, clk)
+    operand = u8(console_read(bus, addr, clk, value & 0xFF))
+    a, x, y, s, p = read_operation(value >> 8, operand, a, x, y, s, p)
+    return pc, a, x, y, s, p, np.int64(clk)
+
+
 @overload(run_instructions, target="cpu", jit_options={"forceinline": True})
 def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
     def run(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
@@ -283,9 +306,9 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
             if status == DONE:
                 pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
                 continue
-            if status == WRITE_PENDING:
-                pc, a, x, y, s, p = pc2, a2, x2, y2, s2, p2
-                clk = store(bus, addr, value, clk2)
+            if status != GIVE_UP:
+                pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2, p2,
+                                                        clk2, addr, value)
             else:
                 pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
                 if jammed:
