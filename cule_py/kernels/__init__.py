@@ -1,7 +1,10 @@
 """The emulator itself: plain Python compiled by numba for the CPU and for CUDA.
 
 Modules: `opcodes` (the 6502 opcode matrix), `cpu6507` (the 6507 core, bound to a bus and a CPU
-model), `flat_bus` (a flat 64 KiB bus for CPU test suites, with its CPU and CUDA entry points).
+model), `flat_bus` (a flat 64 KiB bus for CPU test suites, with its CPU and CUDA entry points);
+the console: `riot`, `tia`, `cart` and its `cart_*` schemes, `console` (bus and frame loop),
+`console_fast_path` (the CPU backend's fast path through the 6507), `environment` and
+`agent_step` (the entry points), `game_logic` (rewards, lives, game over).
 """
 
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)

@@ -1,5 +1,5 @@
 """The console's 6507 on the CPU backend: a fast path for the common case, the decoded core for
-everything else. Not used on the GPU, where a switch over 150 opcode bodies would only add
+everything else. Not used on the GPU, where a switch over 149 opcode bodies would only add
 divergence between the threads of a warp.
 
 The decoded core (cpu6507.py) pays, at every instruction, for looking up the addressing mode,

@@ -3,7 +3,9 @@
 The core knows nothing about the Atari 2600. `make_cpu(bus_read, bus_write, model)` binds it at
 compile time to a bus (two jitable functions) and to a CPU model, and returns a jitable
 `step(bus, pc, a, x, y, s, p, clk)` that executes one instruction and returns
-`(pc, a, x, y, s, p, clk, jammed)`.
+`(pc, a, x, y, s, p, clk, jammed)`. What the instructions compute, without the bus, is in
+`make_operations(model)`, which `step` and the console's CPU fast path (console_fast_path.py)
+both call.
 
 Bus contract (both functions are `register_jitable`):
 
