@@ -286,18 +286,18 @@ def count(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="play a game; run this under perf record")
-    p.add_argument("game")
-    p.add_argument("--frames", type=int, default=3000, help="frames per console")
-    p.add_argument("--consoles", type=int, default=16)
-    p.add_argument("--no-pixels", action="store_true")
-    p.add_argument("--out", default="/tmp/cule-prof")
+
+    def workload(p, frames, consoles, out):
+        p.add_argument("game")
+        p.add_argument("--frames", type=int, default=frames, help="frames per console")
+        p.add_argument("--consoles", type=int, default=consoles)
+        p.add_argument("--no-pixels", action="store_true")
+        p.add_argument("--out", default=out)
+
+    workload(sub.add_parser("run", help="play a game; run this under perf record"),
+             3000, 16, "/tmp/cule-prof")
     p = sub.add_parser("count", help="instructions per frame and function, under callgrind")
-    p.add_argument("game")
-    p.add_argument("--frames", type=int, default=200, help="frames per console")
-    p.add_argument("--consoles", type=int, default=4)
-    p.add_argument("--no-pixels", action="store_true")
-    p.add_argument("--out", default="/tmp/cule-count")
+    workload(p, 200, 4, "/tmp/cule-count")
     p.add_argument("--cache-dir", default="/tmp/cule-count-cache")
     p.add_argument("--function", help="list the instructions of this function")
     p.add_argument("--threshold", type=float, default=100.0, help="executions per frame")

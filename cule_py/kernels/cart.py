@@ -73,6 +73,17 @@ def power_on(state, mask, scheme: int) -> None:
 # compile about 5x longer. The scheme modules' helpers are forceinline=True so that they inline
 # into those two instead of inheriting forceinline=False (docs/developer.md, "Out-of-line calls").
 
+# The 4K-bank family (F8 ... FASC) reads plain ROM above its RAM ports and below its hotspots
+# (the top 12 bytes cover every member's).
+HOTSPOTS_FROM = 0x0FF4
+
+
+@register_jitable
+def ram_port_bytes(scheme):
+    """Bytes of the 4K-bank family's RAM ports at the bottom of the bank (write + read port)."""
+    return np.int32(((scheme & 1) << 8) | (0x200 if scheme == SCHEME_FASC else 0))
+
+
 @register_jitable
 def cart_read(rom, scheme, ram, st, env, addr, clk):
     if scheme <= SCHEME_4K:
@@ -80,11 +91,10 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
             return np.int32(rom[addr & 0x07FF])
         return np.int32(rom[addr & 0x0FFF])
     if scheme <= SCHEME_FASC:
-        # The 4K-bank family outside its RAM ports and hotspots (the top 12 bytes cover every
-        # member's): a plain read of the current bank, inline.
+        # The 4K-bank family outside its RAM ports and hotspots: a plain read of the current
+        # bank, inline.
         a = np.int32(addr & 0x0FFF)
-        ram_ports = np.int32(((scheme & 1) << 8) | (0x200 if scheme == SCHEME_FASC else 0))
-        if a >= ram_ports and a < 0x0FF4:
+        if a >= ram_port_bytes(scheme) and a < HOTSPOTS_FROM:
             return np.int32(rom[(np.int32(st[env, L.CART_BANK]) << 12) | a])
     return banked_read(rom, scheme, ram, st, env, np.int32(addr), np.int64(clk))
 
@@ -100,10 +110,9 @@ def fast_rom_window(scheme, st, env):
     if scheme == SCHEME_4K:
         return np.int32(0), np.int32(0x0FFF), np.int32(0x1000), np.int32(0x1000)
     if scheme <= SCHEME_FASC:
-        # Above the RAM ports, below the hotspots (the top 12 bytes cover every member's).
-        ram_ports = np.int32(((scheme & 1) << 8) | (0x200 if scheme == SCHEME_FASC else 0))
+        ram_ports = ram_port_bytes(scheme)
         return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), 0x1000 + ram_ports,
-                np.int32(0x0FF4) - ram_ports)
+                np.int32(HOTSPOTS_FROM) - ram_ports)
     return np.int32(0), np.int32(0), np.int32(0), np.int32(0)
 
 

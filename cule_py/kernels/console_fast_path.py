@@ -44,7 +44,7 @@ read_operation = _ops.read_operation
 store_value = _ops.store_value
 rmw_operation = _ops.rmw_operation
 register_operation = _ops.register_operation
-branch_taken = _ops.branch_taken
+branch = _ops.branch
 
 # How a fast instruction ended.
 DONE = 0            # executed; it touched only ROM and RAM
@@ -181,12 +181,7 @@ def fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, opcode, mode
         offset = load(rom, ram, env, window, ea)
         if offset < 0:
             return give_up
-        if branch_taken(opcode, p):
-            target = u16(next_pc + offset - ((offset & 0x80) << 1))
-            clk = clk + 1
-            if (target ^ next_pc) & 0xFF00:
-                clk = clk + 1
-            next_pc = target
+        next_pc, clk = branch(opcode, p, offset, next_pc, clk)
         return result(DONE, next_pc, a, x, y, s, p, clk, 0, 0)
     if operation == oc.JMP:
         return result(DONE, ea, a, x, y, s, p, clk, 0, 0)

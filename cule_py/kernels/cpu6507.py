@@ -391,8 +391,9 @@ def make_operations(model, int_style="int32"):
         return a, x, y, s, p
 
     @register_jitable
-    def branch_taken(op, p):
-        """Whether branch opcode `op` branches with flags `p`."""
+    def branch(op, p, offset, pc, clk):
+        """Branch opcode `op` with flags `p` and offset byte `offset`, `pc` the address after the
+        instruction: the next pc and the clock (+1 taken, +1 more into another page)."""
         # Opcode bits 7-6 pick the flag (N, V, C, Z), bit 5 the value that takes the branch.
         sel = np.int32(op >> 6)
         if sel == 0:
@@ -403,11 +404,17 @@ def make_operations(model, int_style="int32"):
             flag = np.int32(p & FLAG_C)
         else:
             flag = np.int32(p & FLAG_Z)
-        return (flag != 0) == ((op & 0x20) != 0)
+        if (flag != 0) == ((op & 0x20) != 0):
+            target = u16(pc + offset - ((offset & 0x80) << 1))
+            clk = clk + 1
+            if (target ^ pc) & 0xFF00:
+                clk = clk + 1
+            pc = target
+        return pc, clk
 
     return SimpleNamespace(u8=u8, u16=u16, set_nz=set_nz, read_operation=read_operation,
                            store_value=store_value, rmw_operation=rmw_operation,
-                           register_operation=register_operation, branch_taken=branch_taken)
+                           register_operation=register_operation, branch=branch)
 
 
 def make_cpu(bus_read, bus_write, model, int_style="int32"):
@@ -419,7 +426,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
     store_value = operations.store_value
     rmw_operation = operations.rmw_operation
     register_operation = operations.register_operation
-    branch_taken = operations.branch_taken
+    branch = operations.branch
 
     @register_jitable
     def push(bus, s, v, clk):
@@ -551,12 +558,7 @@ def make_cpu(bus_read, bus_write, model, int_style="int32"):
         # ---- control, stack, flags and register transfers ------------------------------------
         if operation == oc.BRANCH:
             offset = u8(bus_read(bus, ea, clk, last))
-            if branch_taken(op, p):
-                target = u16(pc + offset - ((offset & 0x80) << 1))
-                clk = clk + 1
-                if (target ^ pc) & 0xFF00:
-                    clk = clk + 1
-                pc = target
+            pc, clk = branch(op, p, offset, pc, clk)
         elif operation == oc.JMP:
             pc = ea
         elif operation == oc.JSR:

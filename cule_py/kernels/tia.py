@@ -793,15 +793,13 @@ def write_drawing_nothing(st, env, reg, value, clk):
     A write that stores what its register holds has no effect beyond the drawing it owes: the
     register, and everything computed from it, stay as they are."""
     clock = 3 * clk
-    if frame_is_over(st, env, clock):
+    neutral = is_picture_neutral(reg)
+    if frame_is_over(st, env, clock) or not (neutral or write_changes_nothing(st, env, reg, value)):
         return np.int64(-1)
-    if is_picture_neutral(reg):
-        defer_drawing(st, env, clock)                  # a neutral write has no delay
+    defer_drawing(st, env, clock + write_delay(st, env, reg, clock))
+    if neutral:
         return np.int64(neutral_write(st, env, reg, value, clk, clock, True))
-    if write_changes_nothing(st, env, reg, value):
-        defer_drawing(st, env, clock + write_delay(st, env, reg, clock))
-        return np.int64(clk)
-    return np.int64(-1)
+    return np.int64(clk)
 
 
 @register_jitable(forceinline=True)
