@@ -18,7 +18,7 @@ forceinline=False and become separate functions, each call passing every array a
 """
 
 import numpy as np
-from numba.extending import register_jitable
+from numba.extending import overload, register_jitable
 
 from . import layout as L
 from . import riot
@@ -33,15 +33,19 @@ NO_VSYNC_FINISH = 0x7FFFFFFF
 P0, P1, M0, M1, BL, PF = 1, 2, 4, 8, 16, 32
 
 
+# Collision latch bit -> the two objects that set it (draw_pixels' latch_collisions, and the
+# COLLISIONS table the skip-draw check and the tests use).
+COLLISION_PAIRS = {
+    0: (M0, P1), 1: (M0, P0), 2: (M1, P0), 3: (M1, P1), 4: (P0, PF), 5: (P0, BL), 6: (P1, PF),
+    7: (P1, BL), 8: (M0, PF), 9: (M0, BL), 10: (M1, PF), 11: (M1, BL), 12: (BL, PF),
+    13: (P0, P1), 14: (M0, M1),
+}
+
+
 def _collision_table():
-    pairs = {  # latch bit -> the two objects
-        0: (M0, P1), 1: (M0, P0), 2: (M1, P0), 3: (M1, P1), 4: (P0, PF), 5: (P0, BL), 6: (P1, PF),
-        7: (P1, BL), 8: (M0, PF), 9: (M0, BL), 10: (M1, PF), 11: (M1, BL), 12: (BL, PF),
-        13: (P0, P1), 14: (M0, M1),
-    }
     table = np.zeros(64, np.int32)
     for on in range(64):
-        for bit, (a, b) in pairs.items():
+        for bit, (a, b) in COLLISION_PAIRS.items():
             if on & a and on & b:
                 table[on] |= 1 << bit
     return table
@@ -198,64 +202,15 @@ BALL_NONE = 4 * MASK_SPAN
 PF_SHIFTS = np.repeat(PLAYFIELD_BITS, 4, axis=1).astype(np.uint8).ravel()
 
 
-@register_jitable(forceinline=True)
-def player_mask(k):
-    """PLAYER_MASKS[k]. One read site: numba-cuda gives every site that names a module-level
-    array its own copy in constant memory (64 KiB in all), so both players read through here."""
-    return np.int32(PLAYER_MASKS[np.uint32(k)])
-
-
-@register_jitable(forceinline=True)
-def missile_mask(k):
-    """MISSILE_MASKS[k], read at one site (see player_mask)."""
-    return np.int32(MISSILE_MASKS[np.uint32(k)])
-
-
-def _colour_shifts():
-    """Priority encoder: [prio_mode * 128 + on * 2 + (x >= 80)] -> 8 * colour register index,
-    0 COLUBK, 1 COLUPF, 2 COLUP0, 3 COLUP1; prio_mode 0 plain, 1 score, 2 priority (score
-    ignored: the general path; the PF-only special case is drawn separately)."""
-    table = np.zeros((3, 64, 2), np.int32)
-    for prio_mode in range(3):
-        score = prio_mode == 1
-        for on in range(64):
-            for right in range(2):
-                if prio_mode == 2:
-                    if on & (PF | BL):
-                        c = 1
-                    elif on & (P0 | M0):
-                        c = 2
-                    elif on & (P1 | M1):
-                        c = 3
-                    else:
-                        c = 0
-                elif on & (P0 | M0):
-                    c = 2
-                elif on & (P1 | M1):
-                    c = 2 if (score and (on & PF) and not right) else 3
-                elif on & PF:
-                    c = (3 if right else 2) if score else 1
-                elif on & BL:
-                    c = 1
-                else:
-                    c = 0
-                table[prio_mode, on, right] = 8 * c
-    return table.astype(np.uint8).ravel()
-
-
-COLOUR_SHIFTS = _colour_shifts()
-
-
 # ---- which 8-pixel blocks of a line an object can touch --------------------------------------
 #
-# The general case of draw_pixels looks up every object's mask at every pixel. Objects cover a
-# few pixels of a line, so it first works out, from positions and NUSIZ alone, the 8-pixel blocks
-# (bit b: pixels 8b..8b+7) in which each enabled object can be on, and runs the per-object lookups
-# only there; elsewhere only the playfield can be on, so no collision can latch there and the
-# colour comes from the same priority table with the playfield bit alone. The spans below are the
-# distances d = (x - pos) mod 160 at which player_bit / missile_on can be non-zero. These four
-# functions run on the host only: they build BLOCK_PATTERNS, which the kernels read, and they are
-# what tests/test_tia_blocks.py checks the table against.
+# draw_pixels reads the objects' masks only in the 8-pixel blocks (bit b: pixels 8b..8b+7) in
+# which, from positions and NUSIZ alone, some enabled object can be on; elsewhere only the
+# playfield can be on, so no collision can latch there and the colour is the playfield's or the
+# background's. The spans below are the distances d = (x - pos) mod 160 at which player_bit /
+# missile_on can be non-zero. These four functions run on the host only: they build
+# BLOCK_PATTERNS, which the kernels read, and they are what tests/test_tia_blocks.py checks the
+# table against.
 
 def block_span(start, length):
     """Bits of the 8-pixel blocks holding pixels start .. start + length - 1 (mod 160)."""
@@ -323,21 +278,179 @@ def blocks_at(row, pos):
     return np.int32(((pattern << turn) | (pattern >> (20 - turn))) & 0xFFFFF)
 
 
+# ---- 8 pixels at a time ------------------------------------------------------------------------
+#
+# draw_pixels works on 8-pixel blocks held in a uint64, pixel 8b + i in byte i ("lanes"): each
+# object's pixels as a lane mask (0xFF on, 0 off) read 8 mask-table entries at a time, colours as
+# the same byte in every lane, and each pixel's colour by blending the objects' layers in priority
+# order. Collisions latch only where two objects share a lane: one test of the block's lanes,
+# and the pairs only then (counted in boxing: 5 of the ~570 blocks a frame that objects cover).
+# Every constant below is a np.uint64: numba types an operation that mixes uint64 with a plain
+# int as float64.
+
+def _lanes(table):
+    """A uint8 mask table packed 8 entries to a uint64, entry k in byte k % 8 of word k // 8,
+    with a zero word after the end (mask_lanes reads the word after an entry's)."""
+    assert table.size % 8 == 0
+    return np.concatenate([table, np.zeros(8, np.uint8)]).view("<u8").astype(np.uint64)
+
+
+PLAYER_LANES, MISSILE_LANES, BALL_LANES = (_lanes(t) for t in (PLAYER_MASKS, MISSILE_MASKS,
+                                                               BALL_MASKS))
+EVERY_LANE = np.uint64(0x0101010101010101)       # * colour: the colour in every lane
+LOW_SEVEN_BITS = np.uint64(0x7F7F7F7F7F7F7F7F)
+HIGH_BITS = np.uint64(0x8080808080808080)
+LOW_HALF = np.uint64(0x00000000FFFFFFFF)         # pixels 0-3 of a block
+HIGH_HALF = np.uint64(0xFFFFFFFF00000000)        # pixels 4-7
+ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
+BYTE = np.uint64(0xFF)
+U64_1 = np.uint64(1)
+U64_7 = np.uint64(7)
+U64_8 = np.uint64(8)
+U64_63 = np.uint64(63)
+
+
+@register_jitable(forceinline=True)
+def mask_lanes(table, entry):
+    """Entries entry .. entry + 7 of a *_LANES table, entry + i in byte i (0 <= entry)."""
+    word = np.uint32(entry >> 3)
+    shift = np.uint64((entry & 7) << 3)
+    # Two shifts for the upper word: one by 64 - shift is undefined when shift is 0.
+    return (table[word] >> shift) | ((table[word + np.uint32(1)] << (U64_63 - shift)) << U64_1)
+
+
+@register_jitable(forceinline=True)
+def player_lanes(entry, graphics):
+    """The lanes where a player's mask bit (PLAYER_MASKS) is set in its graphics: one read site
+    for both players (numba-cuda gives every site that names a module-level array its own copy in
+    the 64 KiB of constant memory)."""
+    shown = mask_lanes(PLAYER_LANES, entry) & (np.uint64(graphics) * EVERY_LANE)
+    high = (((shown & LOW_SEVEN_BITS) + LOW_SEVEN_BITS) | shown) & HIGH_BITS
+    return (high >> U64_7) * BYTE
+
+
+@register_jitable(forceinline=True)
+def missile_lanes(entry):
+    """The lanes a missile is on in (MISSILE_MASKS holds 0/1), read at one site (see player_lanes)."""
+    return mask_lanes(MISSILE_LANES, entry) * BYTE
+
+
+@register_jitable(forceinline=True)
+def lanes_from(first, stop):
+    """The lanes first .. stop - 1 (0 <= first < stop <= 8)."""
+    return (ALL_LANES >> np.uint64(64 - ((stop - first) << 3))) << np.uint64(first << 3)
+
+
+@register_jitable(forceinline=True)
+def blend(lanes, colour, where):
+    """`colour` in the lanes `where`, `lanes` elsewhere."""
+    return lanes ^ ((lanes ^ colour) & where)
+
+
+@register_jitable(forceinline=True)
+def store_bytes(fb, env, buf, row, x, stop, rest):
+    """Pixels x .. stop - 1 from the low bytes of `rest` (pixel x in byte 0), one byte each."""
+    # A while loop with a loop-carried shift. A shift per pixel (lanes >> 8 * i) made LLVM
+    # vectorize the loop, with vector constants hoisted into every call of the drawing code; a
+    # range loop made LLVM's optimization of every function the TIA is inlined into ~15x slower
+    # (the cold compile 3.5x as long).
+    while x < stop:
+        fb[env, buf, row, np.uint32(x)] = np.uint8(rest & BYTE)
+        rest >>= U64_8
+        x += 1
+
+
+@register_jitable(forceinline=True)
+def store_block(fb, env, buf, row, start, lanes):
+    """All 8 pixels of the block at `start` (a multiple of 8). Byte by byte here: the GPU backend
+    passes fb as a transposed view (the console axis innermost, so that a warp's stores
+    coalesce), whose pixel axis is not contiguous. The CPU backend's overload below stores the
+    block as one uint64."""
+    store_bytes(fb, env, buf, row, start, start + 8, lanes)
+
+
+@overload(store_block, target="cpu", jit_options={"forceinline": True})
+def _store_block_cpu(fb, env, buf, row, start, lanes):
+    def store(fb, env, buf, row, start, lanes):
+        # The CPU fb is C-contiguous with 160-byte rows; pixel start + i is byte i (little-endian).
+        fb.view(np.uint64)[env, buf, row, np.uint32(start >> 3)] = lanes
+    return store
+
+
+@register_jitable(forceinline=True)
+def store_lanes(fb, env, buf, row, x, stop, lanes):
+    """Pixels x .. stop - 1 of one block (x & -8 .. + 7) from its lanes."""
+    if stop - x == 8:
+        store_block(fb, env, buf, row, x, lanes)
+    else:
+        store_bytes(fb, env, buf, row, x, stop, lanes >> np.uint64((x & 7) << 3))
+
+
+@register_jitable(forceinline=True)
+def fill_pixels(fb, env, buf, row, x, stop, lanes):
+    """Pixels x .. stop - 1 of a row: each block's share of `lanes` (one colour in every lane)."""
+    while x < stop:
+        end = min((x & -8) + 8, stop)
+        store_lanes(fb, env, buf, row, x, end, lanes)
+        x = end
+
+
+@register_jitable(forceinline=True)
+def playfield_lanes(pf, pf_entry):
+    """The lanes of the block from PF_SHIFTS entry pf_entry in which the playfield is on (two
+    4-pixel halves)."""
+    return (np.uint64((pf >> np.int32(PF_SHIFTS[np.uint32(pf_entry)])) & 1) * LOW_HALF
+            | np.uint64((pf >> np.int32(PF_SHIFTS[np.uint32(pf_entry + 4)])) & 1) * HIGH_HALF)
+
+
+@register_jitable(forceinline=True)
+def latch_collisions(collision, p0, p1, m0, m1, bl, pf):
+    """The latches (bits as COLLISION_PAIRS) of every pair of objects on in a common lane."""
+    c = np.int32(collision)
+    if m0 & p1:
+        c |= 1 << 0
+    if m0 & p0:
+        c |= 1 << 1
+    if m1 & p0:
+        c |= 1 << 2
+    if m1 & p1:
+        c |= 1 << 3
+    if p0 & pf:
+        c |= 1 << 4
+    if p0 & bl:
+        c |= 1 << 5
+    if p1 & pf:
+        c |= 1 << 6
+    if p1 & bl:
+        c |= 1 << 7
+    if m0 & pf:
+        c |= 1 << 8
+    if m0 & bl:
+        c |= 1 << 9
+    if m1 & pf:
+        c |= 1 << 10
+    if m1 & bl:
+        c |= 1 << 11
+    if bl & pf:
+        c |= 1 << 12
+    if p0 & p1:
+        c |= 1 << 13
+    if m0 & m1:
+        c |= 1 << 14
+    return c
+
+
 @register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
-    """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions.
-
-    Per-pixel indices are np.uint32 (never used in arithmetic): an unsigned index needs no
-    negative-index fix-up, three instructions per table read in this loop."""
+    """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions, one
+    8-pixel block at a time ("8 pixels at a time" above)."""
     buf = np.int32(st[env, L.TIA_BUFFER])
     x1 = x0 + n
     skip_draw = st[env, L.TIA_SKIP_DRAW] != 0
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
         if not skip_draw:
-            for x in range(x0, x1):
-                fb[env, buf, row, np.uint32(x)] = 0
+            fill_pixels(fb, env, buf, row, x0, x1, np.uint64(0))
         return
-    colubk = np.int32(st[env, L.TIA_COLUBK])
     grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
     grp1 = np.int32(st[env, L.TIA_CUR_GRP1])
     m0_on = st[env, L.TIA_ENAM0] != 0 and st[env, L.TIA_RESMP0] == 0 \
@@ -347,123 +460,137 @@ def draw_pixels(st, fb, env, row, x0, n):
         bl_on = st[env, L.TIA_DENABL] != 0
     else:
         bl_on = st[env, L.TIA_ENABL] != 0
+    objects_on = grp0 != 0 or grp1 != 0 or m0_on or m1_on or bl_on
+    if skip_draw and not objects_on:
+        return              # the playfield alone latches nothing
     pf = np.int32(st[env, L.TIA_PF])
     pf_base = np.int32(np.int32(st[env, L.TIA_MASK_PF_REFLECT]) * 160)
     ctrlpf = np.int32(st[env, L.TIA_CTRLPF])
     score = (ctrlpf & 0x02) != 0
-    if grp0 == 0 and grp1 == 0 and not m0_on and not m1_on and not bl_on:
-        # Background and playfield only (no collisions possible). [Q] ALE's playfield-only case
-        # draws score colours even with priority set.
-        if skip_draw:
-            return
-        if pf == 0:
-            for x in range(x0, x1):
-                fb[env, buf, row, np.uint32(x)] = colubk
-            return
-        colupf = np.int32(st[env, L.TIA_COLUPF])
-        colup0 = np.int32(st[env, L.TIA_COLUP0])
-        colup1 = np.int32(st[env, L.TIA_COLUP1])
-        left = colup0 if score else colupf
-        right = colup1 if score else colupf
-        for x in range(x0, min(x1, 80)):
-            fb[env, buf, row, np.uint32(x)] = \
-                left if (pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1 else colubk
-        for x in range(max(x0, 80), x1):
-            fb[env, buf, row, np.uint32(x)] = \
-                right if (pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + x)])) & 1 else colubk
-        return
-    # The general case: each object's mask row, positioned so that pixel x reads entry base + x.
-    p0_base = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]))
-                       * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_P0_POS]))
-    p1_base = np.int32((np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2 + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]))
-                       * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_P1_POS]))
+    # [Q] ALE draws a stretch with no object on by its playfield-only case, which takes the score
+    # colours even with priority set: the same as drawing it without priority.
+    priority = objects_on and (ctrlpf & 0x04) != 0
+    # Each object's mask-table entry for pixel 0 (pixel x reads entry + x; see MASK_SPAN).
+    p0_entry = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
+                         + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS])) * MASK_SPAN + 160
+                        - np.int32(st[env, L.TIA_MASK_P0_POS]))
+    p1_entry = np.int32((np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
+                         + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS])) * MASK_SPAN + 160
+                        - np.int32(st[env, L.TIA_MASK_P1_POS]))
     if m0_on:
-        m0_base = np.int32((np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4 + np.int32(st[env, L.TIA_MASK_M0_SIZE]))
-                           * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_M0_POS]))
+        m0_entry = np.int32((np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
+                             + np.int32(st[env, L.TIA_MASK_M0_SIZE])) * MASK_SPAN + 160
+                            - np.int32(st[env, L.TIA_MASK_M0_POS]))
     else:
-        m0_base = np.int32(MISSILE_NONE)
+        m0_entry = np.int32(MISSILE_NONE)
     if m1_on:
-        m1_base = np.int32((np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4 + np.int32(st[env, L.TIA_MASK_M1_SIZE]))
-                           * MASK_SPAN + 160 - np.int32(st[env, L.TIA_MASK_M1_POS]))
+        m1_entry = np.int32((np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
+                             + np.int32(st[env, L.TIA_MASK_M1_SIZE])) * MASK_SPAN + 160
+                            - np.int32(st[env, L.TIA_MASK_M1_POS]))
     else:
-        m1_base = np.int32(MISSILE_NONE)
+        m1_entry = np.int32(MISSILE_NONE)
     if bl_on:
-        bl_base = np.int32(np.int32(st[env, L.TIA_MASK_BL_SIZE]) * MASK_SPAN + 160
-                           - np.int32(st[env, L.TIA_MASK_BL_POS]))
+        bl_entry = np.int32(np.int32(st[env, L.TIA_MASK_BL_SIZE]) * MASK_SPAN + 160
+                            - np.int32(st[env, L.TIA_MASK_BL_POS]))
     else:
-        bl_base = np.int32(BALL_NONE)
-    if ctrlpf & 0x04:
-        sel_base = np.int32(256)
-    elif score:
-        sel_base = np.int32(128)
-    else:
-        sel_base = np.int32(0)
-    colours = (np.int64(colubk) | (np.int64(st[env, L.TIA_COLUPF]) << 8)
-               | (np.int64(st[env, L.TIA_COLUP0]) << 16) | (np.int64(st[env, L.TIA_COLUP1]) << 24))
+        bl_entry = np.int32(BALL_NONE)
     collision = np.int32(st[env, L.TIA_COLLISION])
     if skip_draw:
         # Only the collision latches: nothing to do once every pair the enabled objects could
-        # form has collided this frame. (The loop below serves both cases: on CUDA each function
-        # that reads a table gets its own copy of it in the 64 KiB of constant memory.)
+        # form has collided this frame.
         enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
                            | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
                            | (M1 if m1_on else 0) | (BL if bl_on else 0))
         possible = np.int32(COLLISIONS[enabled])
         if collision & possible == possible:
             return
-    covered = np.int32(0)
+    # Each object's blocks (0 where it is off), and the blocks any of them can touch.
+    p0_blocks = np.int32(0)
     if grp0 != 0:
-        covered |= blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
-                             + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]),
-                             np.int32(st[env, L.TIA_MASK_P0_POS]))
+        p0_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
+                              + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]),
+                              np.int32(st[env, L.TIA_MASK_P0_POS]))
+    p1_blocks = np.int32(0)
     if grp1 != 0:
-        covered |= blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
-                             + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]),
-                             np.int32(st[env, L.TIA_MASK_P1_POS]))
+        p1_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
+                              + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]),
+                              np.int32(st[env, L.TIA_MASK_P1_POS]))
+    m0_blocks = np.int32(0)
     if m0_on:
-        covered |= blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
-                             + np.int32(st[env, L.TIA_MASK_M0_SIZE]),
-                             np.int32(st[env, L.TIA_MASK_M0_POS]))
+        m0_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
+                              + np.int32(st[env, L.TIA_MASK_M0_SIZE]),
+                              np.int32(st[env, L.TIA_MASK_M0_POS]))
+    m1_blocks = np.int32(0)
     if m1_on:
-        covered |= blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
-                             + np.int32(st[env, L.TIA_MASK_M1_SIZE]),
-                             np.int32(st[env, L.TIA_MASK_M1_POS]))
+        m1_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
+                              + np.int32(st[env, L.TIA_MASK_M1_SIZE]),
+                              np.int32(st[env, L.TIA_MASK_M1_POS]))
+    bl_blocks = np.int32(0)
     if bl_on:
-        covered |= blocks_at(BLOCK_ROWS_BALL + np.int32(st[env, L.TIA_MASK_BL_SIZE]),
-                             np.int32(st[env, L.TIA_MASK_BL_POS]))
+        bl_blocks = blocks_at(BLOCK_ROWS_BALL + np.int32(st[env, L.TIA_MASK_BL_SIZE]),
+                              np.int32(st[env, L.TIA_MASK_BL_POS]))
+    covered = np.int32(p0_blocks | p1_blocks | m0_blocks | m1_blocks | bl_blocks)
+    background = np.uint64(st[env, L.TIA_COLUBK]) * EVERY_LANE
+    playfield_colour = np.uint64(st[env, L.TIA_COLUPF]) * EVERY_LANE
+    p0_colour = np.uint64(st[env, L.TIA_COLUP0]) * EVERY_LANE
+    p1_colour = np.uint64(st[env, L.TIA_COLUP1]) * EVERY_LANE
+    if priority or not score:
+        left_pf_colour = right_pf_colour = playfield_colour
+    else:
+        left_pf_colour, right_pf_colour = p0_colour, p1_colour
+    zero = np.uint64(0)
     x = x0
     while x < x1:
-        # A run of blocks that are all covered, or all not, from x.
         block = x >> 3
-        inside = (covered >> block) & 1
-        while block < 19 and ((covered >> (block + 1)) & 1) == inside:
-            block += 1
-        end = min((block + 1) << 3, x1)
-        if inside:
-            for xx in range(x, end):
-                on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + xx)])) & 1) << 5
-                              | (((player_mask(p0_base + xx) & grp0) + 0xFF) >> 8)
-                              | ((((player_mask(p1_base + xx) & grp1) + 0xFF) >> 8) << 1)
-                              | (missile_mask(m0_base + xx) << 2)
-                              | (missile_mask(m1_base + xx) << 3)
-                              | (np.int32(BALL_MASKS[np.uint32(bl_base + xx)]) << 4))
-                collision = np.int32(collision | COLLISIONS[np.uint32(on)])
+        if (covered >> block) & 1 == 0:
+            # Blocks no object can touch, up to the next one that some object can: only the
+            # playfield can be on there.
+            while True:
+                start = x & -8
+                stop = min(start + 8, x1)
                 if skip_draw:
-                    continue
-                shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2
-                                                         + (1 if xx >= 80 else 0))])
-                if shift > 24:
-                    # Never taken (the table holds 0, 8, 16, 24). An exit keeps LLVM from
-                    # vectorizing this loop with gathers, slower than scalar loads here.
+                    pass
+                elif pf == 0:
+                    store_lanes(fb, env, buf, row, x, stop, background)
+                else:
+                    lanes = blend(background, left_pf_colour if start < 80 else right_pf_colour,
+                                  playfield_lanes(pf, pf_base + start))
+                    store_lanes(fb, env, buf, row, x, stop, lanes)
+                x = stop
+                if x >= x1 or (covered >> (x >> 3)) & 1:
                     break
-                fb[env, buf, row, np.uint32(xx)] = (colours >> shift) & 0xFF
-        elif not skip_draw:
-            for xx in range(x, end):
-                on = np.int32(((pf >> np.int32(PF_SHIFTS[np.uint32(pf_base + xx)])) & 1) << 5)
-                shift = np.int32(COLOUR_SHIFTS[np.uint32(sel_base + on * 2
-                                                         + (1 if xx >= 80 else 0))])
-                fb[env, buf, row, np.uint32(xx)] = (colours >> shift) & 0xFF
-        x = end
+            continue
+        start = np.int32(x & -8)
+        stop = min(start + 8, x1)
+        pf_lanes = playfield_lanes(pf, pf_base + start)
+        p0 = player_lanes(p0_entry + start, grp0) if (p0_blocks >> block) & 1 else zero
+        p1 = player_lanes(p1_entry + start, grp1) if (p1_blocks >> block) & 1 else zero
+        m0 = missile_lanes(m0_entry + start) if (m0_blocks >> block) & 1 else zero
+        m1 = missile_lanes(m1_entry + start) if (m1_blocks >> block) & 1 else zero
+        bl = mask_lanes(BALL_LANES, bl_entry + start) * BYTE if (bl_blocks >> block) & 1 else zero
+        shared = ((p0 & (p1 | m0 | m1 | bl | pf_lanes)) | (p1 & (m0 | m1 | bl | pf_lanes))
+                  | (m0 & (m1 | bl | pf_lanes)) | (m1 & (bl | pf_lanes)) | (bl & pf_lanes))
+        if shared != zero:
+            drawn = lanes_from(x - start, stop - start)
+            if shared & drawn != zero:
+                collision = latch_collisions(collision, p0 & drawn, p1 & drawn, m0 & drawn,
+                                             m1 & drawn, bl & drawn, pf_lanes & drawn)
+        if not skip_draw:
+            if priority:
+                lanes = blend(background, p1_colour, p1 | m1)
+                lanes = blend(lanes, p0_colour, p0 | m0)
+                lanes = blend(lanes, playfield_colour, pf_lanes | bl)
+            else:
+                p1_layer = p1 | m1
+                if score and start < 80:
+                    # [Q] score mode: the left half's playfield (COLUP0) also over player 1.
+                    p1_layer &= ~pf_lanes
+                lanes = blend(background, playfield_colour, bl)
+                lanes = blend(lanes, left_pf_colour if start < 80 else right_pf_colour, pf_lanes)
+                lanes = blend(lanes, p1_colour, p1_layer)
+                lanes = blend(lanes, p0_colour, p0 | m0)
+            store_lanes(fb, env, buf, row, x, stop, lanes)
+        x = stop
     st[env, L.TIA_COLLISION] = collision
 
 
@@ -526,9 +653,8 @@ def update_frame(st, fb, env, target):
             # inside horizontal blank (later segments redraw those pixels).
             if st[env, L.TIA_SKIP_DRAW] == 0:
                 first = max(from_start - HBLANK, 0)
-                buf = np.int32(st[env, L.TIA_BUFFER])
-                for x in range(first, min(first + HBLANK + 8 - from_start, 160)):
-                    fb[env, buf, row, x] = 0
+                fill_pixels(fb, env, np.int32(st[env, L.TIA_BUFFER]), row, first,
+                            min(first + HBLANK + 8 - from_start, 160), np.uint64(0))
             if n + from_start >= HBLANK + 8:
                 st[env, L.TIA_HMOVE_BLANK] = 0
         if to_end == LINE:
