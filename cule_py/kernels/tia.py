@@ -353,7 +353,7 @@ def store_bytes(fb, env, buf, row, x, stop, rest):
     # A while loop with a loop-carried shift. A shift per pixel (lanes >> 8 * i) made LLVM
     # vectorize the loop, with vector constants hoisted into every call of the drawing code; a
     # range loop made LLVM's optimization of every function the TIA is inlined into ~15x slower
-    # (the cold compile 3.5x as long).
+    # (docs/developer.md, "The TIA draws 8 pixels at a time").
     while x < stop:
         fb[env, buf, row, np.uint32(x)] = np.uint8(rest & BYTE)
         rest >>= U64_8
@@ -548,13 +548,12 @@ def draw_pixels(st, fb, env, row, x0, n):
             while True:
                 start = x & -8
                 stop = min(start + 8, x1)
-                if skip_draw:
-                    pass
-                elif pf == 0:
-                    store_lanes(fb, env, buf, row, x, stop, background)
-                else:
-                    lanes = blend(background, left_pf_colour if start < 80 else right_pf_colour,
-                                  playfield_lanes(pf, pf_base + start))
+                if not skip_draw:
+                    lanes = background
+                    if pf != 0:
+                        lanes = blend(background,
+                                      left_pf_colour if start < 80 else right_pf_colour,
+                                      playfield_lanes(pf, pf_base + start))
                     store_lanes(fb, env, buf, row, x, stop, lanes)
                 x = stop
                 if x >= x1 or (covered >> (x >> 3)) & 1:
