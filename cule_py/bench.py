@@ -5,7 +5,8 @@ Default: emulated Atari frames per second of `AtariEmulator` against ale-py, in 
   * all cores: cule_py on every core vs one ale-py process per core (multiprocessing).
 Method (DESIGN.md): random minimal-set actions, sticky actions 0.25 (v5's default) on both sides,
 consoles decorrelated by a warm-up before timing, resets (ALE's full reset_game) inside the timed
-loop, frames of consoles sitting at game over not counted, median of three runs.
+loop, frames of consoles sitting at game over not counted; three rounds, each one run of either
+side back to back (order alternating), the ratio the median of the rounds' ratios.
 
 `--core`: the 6507 core alone on flat-memory machines (instructions per second; CPU, and the GPU
 when present): a mixed program (indirect-indexed loads, ADC/EOR/ROL, stores, branches, JSR/RTS,
@@ -182,6 +183,10 @@ def cule_fps(game: str, envs: int, frames: int, threads: int) -> float:
 
 
 def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3) -> list[dict]:
+    """Per game and setting, `repeats` rounds of (cule_py run, ale-py run) back to back, the
+    order alternating between rounds: a shared host's speed drifts over seconds, so each round's
+    ratio compares two runs made under nearly the same conditions. Reports the median frames/s of
+    each side, and the median and range of the per-round ratios."""
     import numba
 
     cores = numba.config.NUMBA_NUM_THREADS
@@ -189,11 +194,17 @@ def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3)
     for game in games:
         for label, threads, processes in (("1 core", 1, 1), (f"{cores} cores", cores, cores)):
             envs = envs_per_core * threads
-            ours = float(np.median([cule_fps(game, envs, frames // envs_per_core, threads)
-                                    for _ in range(repeats)]))
-            theirs = float(np.median([ale_fps(game, frames, processes) for _ in range(repeats)]))
-            rows.append({"game": game, "where": label, "envs": envs, "cule_fps": ours,
-                         "ale_fps": theirs, "ratio": ours / theirs})
+            ours, theirs = [], []
+            for round_ in range(repeats):
+                pair = (lambda: ours.append(cule_fps(game, envs, frames // envs_per_core, threads)),
+                        lambda: theirs.append(ale_fps(game, frames, processes)))
+                for measure_side in (pair if round_ % 2 == 0 else pair[::-1]):
+                    measure_side()
+            ratios = [o / t for o, t in zip(ours, theirs)]
+            rows.append({"game": game, "where": label, "envs": envs,
+                         "cule_fps": float(np.median(ours)), "ale_fps": float(np.median(theirs)),
+                         "ratio": float(np.median(ratios)), "ratio_min": min(ratios),
+                         "ratio_max": max(ratios)})
     return rows
 
 
@@ -226,15 +237,17 @@ def main(argv=None) -> None:
         print(_machine_line() + f", ale-py {ale_py.__version__}")
         print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
               f"{args.envs_per_core} consoles per core; "
-              + ("one run each (--quick)" if args.quick else "median of 3"))
+              + ("one round (--quick)" if args.quick else
+                 "3 rounds of one run each side, back to back; ratio: median [range] of the rounds'"))
         if _gpu_present():
             print("a GPU is present: its throughput is measured by benchmarks/gpu_fps.py")
-        print("| game | where | consoles | cule_py fps | ale-py fps | ratio |")
+        print("| game | where | consoles | cule_py fps (median) | ale-py fps (median) | ratio |")
         print("|---|---|---|---|---|---|")
         for r in emulator_benchmark(games, frames, args.envs_per_core,
                                     repeats=1 if args.quick else 3):
             print(f"| {r['game']} | {r['where']} | {r['envs']} | {r['cule_fps']:,.0f} | "
-                  f"{r['ale_fps']:,.0f} | {r['ratio']:.2f} |", flush=True)
+                  f"{r['ale_fps']:,.0f} | {r['ratio']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}] |",
+                  flush=True)
         return
     import numba
 

@@ -35,7 +35,7 @@ from . import opcodes as oc
 from . import tia
 from .cart import SCHEME_3F, fast_rom_window
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
-                      run_instructions)
+                      riot_io_read, riot_io_write, run_instructions)
 from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
 
 _ops = make_operations(ALE)
@@ -132,6 +132,13 @@ def address(rom, ram, env, window, pc, x, y, mode):
     if target_lo < 0 or target_hi < 0:
         return no, pc, False, no
     return np.int32(target_lo | (target_hi << 8)), next_pc, False, target_hi
+
+
+@register_jitable
+def is_riot_io(addr):
+    """The RIOT's ports and timer (A12 = 0, A9 = 1, A7 = 1): no cartridge scheme listens there,
+    so the console's bus hands these accesses to the RIOT alone."""
+    return (addr & 0x1280) == 0x280
 
 
 @register_jitable
@@ -281,9 +288,17 @@ def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
     """Make the device access a fast instruction left pending: its store (WRITE_PENDING: `value`
     to `addr`), or its operand read (READ_PENDING: `value` holds the data bus in bits 0-7 and
     the read operation above), and the operation on what it read."""
+    rom, scheme, ram, st, fb, env = bus
     if status == WRITE_PENDING:
+        if is_riot_io(addr):
+            riot_io_write(st, env, addr, value, clk)
+            return pc, a, x, y, s, p, np.int64(clk)
         return pc, a, x, y, s, p, store(bus, addr, value, clk)
-    operand = u8(console_read(bus, addr, clk, value & 0xFF))
+    if is_riot_io(addr):
+        # INTIM polled in a loop waits for the timer in most games: read inline, not out of line.
+        operand = u8(riot_io_read(st, env, addr, clk))
+    else:
+        operand = u8(console_read(bus, addr, clk, value & 0xFF))
     a, x, y, s, p = read_operation(value >> 8, operand, a, x, y, s, p)
     return pc, a, x, y, s, p, np.int64(clk)
 

@@ -387,12 +387,35 @@ def store_lanes(fb, env, buf, row, x, stop, lanes):
 
 
 @register_jitable(forceinline=True)
-def fill_pixels(fb, env, buf, row, x, stop, lanes):
-    """Pixels x .. stop - 1 of a row: each block's share of `lanes` (one colour in every lane)."""
+def fill_pixels(fb, env, buf, row, x, stop, colour):
+    """Pixels x .. stop - 1 of a row in one colour (`colour` in every lane). Byte by byte here,
+    for the GPU's transposed fb (see store_block); the CPU overload below stores whole blocks."""
+    value = np.uint8(colour & BYTE)
     while x < stop:
-        end = min((x & -8) + 8, stop)
-        store_lanes(fb, env, buf, row, x, end, lanes)
-        x = end
+        fb[env, buf, row, np.uint32(x)] = value
+        x += 1
+
+
+@overload(fill_pixels, target="cpu", jit_options={"forceinline": True})
+def _fill_pixels_cpu(fb, env, buf, row, x, stop, colour):
+    def fill(fb, env, buf, row, x, stop, colour):
+        # Up to the first block boundary, whole blocks as uint64 (the fb view made once per
+        # run, not per block), then the rest: a run of background costs ~3 instructions a block.
+        value = np.uint8(colour & BYTE)
+        while x < stop and (x & 7) != 0:
+            fb[env, buf, row, np.uint32(x)] = value
+            x += 1
+        block, end = x >> 3, stop >> 3
+        if block < end:
+            blocks = fb.view(np.uint64)
+            while block < end:
+                blocks[env, buf, row, np.uint32(block)] = colour
+                block += 1
+            x = end << 3
+        while x < stop:
+            fb[env, buf, row, np.uint32(x)] = value
+            x += 1
+    return fill
 
 
 @register_jitable(forceinline=True)
@@ -438,6 +461,23 @@ def latch_collisions(collision, p0, p1, m0, m1, bl, pf):
     if m0 & m1:
         c |= 1 << 14
     return c
+
+
+# Bit position of a power of two below 2^32, by de Bruijn's multiplication (no count-trailing-
+# zeros instruction is reachable the same way on both targets).
+DE_BRUIJN = 0x077CB531
+DE_BRUIJN_POSITIONS = np.array(
+    [b for _, b in sorted((((DE_BRUIJN << b) & 0xFFFFFFFF) >> 27, b) for b in range(32))], np.int32)
+
+
+@register_jitable(forceinline=True)
+def next_block_set(blocks, block):
+    """The first block after `block` in the 20-block set `blocks`, 20 if none."""
+    rest = np.int32(blocks & ~((2 << block) - 1))
+    if rest == 0:
+        return np.int32(20)
+    lowest = np.int32(rest & -rest)
+    return np.int32(DE_BRUIJN_POSITIONS[np.uint32(((lowest * DE_BRUIJN) >> 27) & 31)])
 
 
 @register_jitable(forceinline=True)
@@ -544,20 +584,21 @@ def draw_pixels(st, fb, env, row, x0, n):
         block = x >> 3
         if (covered >> block) & 1 == 0:
             # Blocks no object can touch, up to the next one that some object can: only the
-            # playfield can be on there.
-            while True:
-                start = x & -8
-                stop = min(start + 8, x1)
-                if not skip_draw:
-                    lanes = background
-                    if pf != 0:
-                        lanes = blend(background,
-                                      left_pf_colour if start < 80 else right_pf_colour,
-                                      playfield_lanes(pf, pf_base + start))
+            # playfield can be on there. Without it, one colour for the whole run.
+            run_stop = min(next_block_set(covered, block) << 3, x1)
+            if skip_draw:
+                x = run_stop
+            elif pf == 0:
+                fill_pixels(fb, env, buf, row, x, run_stop, background)
+                x = run_stop
+            else:
+                while x < run_stop:
+                    start = x & -8
+                    stop = min(start + 8, run_stop)
+                    lanes = blend(background, left_pf_colour if start < 80 else right_pf_colour,
+                                  playfield_lanes(pf, pf_base + start))
                     store_lanes(fb, env, buf, row, x, stop, lanes)
-                x = stop
-                if x >= x1 or (covered >> (x >> 3)) & 1:
-                    break
+                    x = stop
             continue
         start = np.int32(x & -8)
         stop = min(start + 8, x1)
