@@ -196,10 +196,12 @@ def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3)
             envs = envs_per_core * threads
             ours, theirs = [], []
             for round_ in range(repeats):
-                pair = (lambda: ours.append(cule_fps(game, envs, frames // envs_per_core, threads)),
-                        lambda: theirs.append(ale_fps(game, frames, processes)))
-                for measure_side in (pair if round_ % 2 == 0 else pair[::-1]):
-                    measure_side()
+                ale_first = round_ % 2 == 1
+                if ale_first:
+                    theirs.append(ale_fps(game, frames, processes))
+                ours.append(cule_fps(game, envs, frames // envs_per_core, threads))
+                if not ale_first:
+                    theirs.append(ale_fps(game, frames, processes))
             ratios = [o / t for o, t in zip(ours, theirs)]
             rows.append({"game": game, "where": label, "envs": envs,
                          "cule_fps": float(np.median(ours)), "ale_fps": float(np.median(theirs)),

@@ -53,6 +53,21 @@ def test_mask_lanes_read_eight_table_entries():
             assert got == _lanes_expected(table, int(entry), graphics), (table_id, entry)
 
 
+@njit(cache=False)
+def _next_block_set(blocks, block):
+    return tia.next_block_set(np.int32(blocks), np.int32(block))
+
+
+def test_next_block_set_finds_the_first_block_after():
+    rng = np.random.default_rng(2)
+    sets = [0, 0xFFFFF, 1, 1 << 19] + [1 << k for k in range(20)] \
+        + list(rng.integers(0, 1 << 20, 300))
+    for blocks in sets:
+        for block in range(20):
+            expected = next((b for b in range(block + 1, 20) if (int(blocks) >> b) & 1), 20)
+            assert _next_block_set(int(blocks), block) == expected, (hex(int(blocks)), block)
+
+
 def test_latch_collisions_equals_the_collision_table():
     for on in range(64):
         # Objects in `on` share lane 3; every other object is alone in a lane of its own.

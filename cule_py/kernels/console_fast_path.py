@@ -296,6 +296,8 @@ def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
         return pc, a, x, y, s, p, store(bus, addr, value, clk)
     if is_riot_io(addr):
         # INTIM polled in a loop waits for the timer in most games: read inline, not out of line.
+        # Here and not in console_read: this is one site, where console_read is inlined at every
+        # access site of the decoded core (and on the GPU), which would copy the timer to each.
         operand = u8(riot_io_read(st, env, addr, clk))
     else:
         operand = u8(console_read(bus, addr, clk, value & 0xFF))
