@@ -131,7 +131,7 @@ class ConsoleBatch:
         self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
         self.ram = self.memory[:, :128]
         self.cart_ram = self.memory[:, 128:]
-        self.frame_buffers = zeros((n, 2, 250, 160), np.uint8)
+        self.frame_buffers = zeros((n,) + L.FRAME_BUFFER_SHAPE, np.uint8)
         self.logic = zeros((n, game_logic.LOGIC_FIELDS), np.int32)
         self.env_rng = zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._rows = zeros(n, np.int32)

@@ -12,15 +12,15 @@ to the decoded core for every access with a side effect.
 """
 
 import numpy as np
-from numba import cuda
-from numba.extending import register_jitable
+from numba import cuda, types
+from numba.extending import overload, register_jitable
 
 from . import layout as L
 from . import riot, tia
 from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
                    cart_write)
 from .cpu6507 import ALE, make_cpu
-from .outlining import out_of_line
+from .outlining import console_address, console_at, out_of_line
 
 INSTRUCTIONS_PER_FRAME = 25000
 
@@ -48,6 +48,23 @@ def riot_io_write(st, env, addr, value, clk):
         riot.timer_write(st, env, addr, value, clk)
 
 
+# forceinline=True: called from the out-of-line functions below, they would otherwise inherit
+# forceinline=False and become a second call with the arrays as 22 argument words.
+@register_jitable(forceinline=True)
+def devices_read(st, fb, env, addr, clk, data_bus):
+    if addr & 0x80:
+        return riot_io_read(st, env, addr, clk)
+    return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
+
+
+@register_jitable(forceinline=True)
+def devices_write(st, fb, env, addr, value, clk):
+    if addr & 0x80:
+        riot_io_write(st, env, addr, value, clk)
+        return clk
+    return tia.write(st, fb, env, addr, value, clk, True)
+
+
 # The CPU's bus. ROM and RAM, the accesses of nearly every instruction, are decoded inline at each
 # of the core's access sites; the TIA and the RIOT ports/timer sit behind one out-of-line call each
 # way (`device_read` / `device_write`), so the big TIA code exists once in the machine code.
@@ -56,18 +73,63 @@ def riot_io_write(st, env, addr, value, clk):
 @register_jitable(forceinline=False)
 def device_read(st, fb, env, addr, clk, data_bus):
     out_of_line()
-    if addr & 0x80:
-        return riot_io_read(st, env, addr, clk)
-    return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
+    return devices_read(st, fb, env, addr, clk, data_bus)
 
 
 @register_jitable(forceinline=False)
 def device_write(st, fb, env, addr, value, clk):
     out_of_line()
-    if addr & 0x80:
-        riot_io_write(st, env, addr, value, clk)
-        return clk
-    return tia.write(st, fb, env, addr, value, clk, True)
+    return devices_write(st, fb, env, addr, value, clk)
+
+
+# On the CPU the out-of-line call takes the console's state row and frame buffers by address
+# (outlining.console_address), 2 argument words where the arrays are 22, and the callee sees them
+# as one-console arrays of constant shape. The batch arrays are C-contiguous there (np.zeros in
+# ConsoleBatch; fb of L.FRAME_BUFFER_SHAPE); other layouts take the generic call.
+_ONE_CONSOLE_STATE = (1, L.STATE_FIELDS)
+_ONE_CONSOLE_FRAMES = (1,) + L.FRAME_BUFFER_SHAPE
+
+
+@register_jitable(forceinline=False)
+def device_read_by_address(st_address, fb_address, addr, clk, data_bus):
+    st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
+    fb = console_at(fb_address, np.uint8, _ONE_CONSOLE_FRAMES)
+    return devices_read(st, fb, 0, addr, clk, data_bus)
+
+
+@register_jitable(forceinline=False)
+def device_write_by_address(st_address, fb_address, addr, value, clk):
+    st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
+    fb = console_at(fb_address, np.uint8, _ONE_CONSOLE_FRAMES)
+    return devices_write(st, fb, 0, addr, value, clk)
+
+
+def _rows_by_address(st, fb):
+    return (isinstance(st, types.Array) and st.layout == "C" and st.ndim == 2
+            and st.dtype == types.int32 and isinstance(fb, types.Array) and fb.layout == "C"
+            and fb.ndim == 4 and fb.dtype == types.uint8)
+
+
+@overload(device_read, target="cpu", jit_options={"forceinline": True})
+def _device_read_cpu(st, fb, env, addr, clk, data_bus):
+    if not _rows_by_address(st, fb):
+        return None
+
+    def read(st, fb, env, addr, clk, data_bus):
+        return device_read_by_address(console_address(st, env), console_address(fb, env),
+                                      addr, clk, data_bus)
+    return read
+
+
+@overload(device_write, target="cpu", jit_options={"forceinline": True})
+def _device_write_cpu(st, fb, env, addr, value, clk):
+    if not _rows_by_address(st, fb):
+        return None
+
+    def write(st, fb, env, addr, value, clk):
+        return device_write_by_address(console_address(st, env), console_address(fb, env),
+                                       addr, value, clk)
+    return write
 
 
 @register_jitable

@@ -58,3 +58,6 @@ from . import riot as _riot  # noqa: E402
 assert (RIOT_TIMER_VALUE, RIOT_TIMER_SHIFT, RIOT_TIMER_SET_CYCLE, RIOT_TIMER_LATCH_CYCLE,  # noqa: F821
         RIOT_TIMER_LATCHED) == (_riot.TIMER_VALUE, _riot.TIMER_SHIFT, _riot.TIMER_SET_CYCLE,  # noqa: F821
                                 _riot.TIMER_LATCH_CYCLE, _riot.TIMER_LATCHED)
+
+# The frame buffers, `fb[console, buffer, row, column]`: two screens of the tallest display (PAL).
+FRAME_BUFFER_SHAPE = (2, 250, 160)
