@@ -27,14 +27,14 @@ from cule_py.kernels import layout as L
 from cule_py.kernels import opcodes as oc
 from cule_py.kernels import tia
 
-CASES_PER_OPCODE = 48
+CASES_PER_OPCODE = 60
 
 
 @njit(cache=False)
 def _fast(rom, scheme, ram, st, fb, regs):
     """One instruction on the fast path; the pending store made as the loop makes it."""
     pc, a, x, y, s, p, clk = regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6]
-    window = cart.fast_rom_window(scheme, st, 0)
+    window = cart.fast_rom_window(scheme, st, 0, np.int32(pc))
     status, pc, a, x, y, s, p, clk, addr, value = fast.fast_step(
         rom, ram, 0, window, np.int32(pc), np.int32(a), np.int32(x), np.int32(y), np.int32(s),
         np.int32(p), np.int64(clk))
@@ -57,7 +57,8 @@ def _decoded(rom, scheme, ram, st, fb, regs):
 # cartridge RAM ports), TIA registers (including WSYNC and the colours), RIOT ports and timer.
 _TARGETS = (0x0080, 0x00C0, 0x00FF, 0x0180, 0x01F0, 0x0100, 0x0000, 0x0002, 0x0006, 0x001B,
             0x0030, 0x003C, 0x0280, 0x0284, 0x0294, 0x1000, 0x1080, 0x1100, 0x1180, 0x1800,
-            0x1FF4, 0x1FF8, 0x1FF9, 0x1FFB, 0x1FFE, 0xF000, 0xF7F0)
+            0x1FF4, 0x1FF8, 0x1FF9, 0x1FFB, 0x1FFE, 0xF000, 0xF7F0,
+            0x13FE, 0x1400, 0x17FF, 0x1BFE, 0x1C00, 0x1FC0, 0x1FDF, 0x1FE0, 0x1FEA, 0x1FF2)
 
 
 def _operand_bytes(rng, mode):
@@ -73,10 +74,11 @@ def _operand_bytes(rng, mode):
 
 
 def _machines():
-    """(game, batch) pairs: a 2K game, a 4K game and an F8SC one (window, hotspots, cart RAM),
+    """(game, batch) pairs: a 2K game, a 4K game, an F8SC one (window, hotspots, cart RAM), an
+    E0 one (a window per 1K segment) and the DPC one (the chip's registers below the window),
     each a few hundred frames in so the TIA's state is a real one."""
     out = []
-    for game in ("pong", "space_invaders", "ms_pacman"):
+    for game in ("pong", "space_invaders", "ms_pacman", "montezuma_revenge", "pitfall2"):
         emu = cule_py.AtariEmulator(game, 1, seed=3)
         rng = np.random.default_rng(0)
         for _ in range(120):
@@ -98,10 +100,17 @@ def _case(rng, batch, opcode):
     memory[0, :] = rng.integers(0, 256, memory.shape[1], dtype=np.uint8)
     scheme = batch.scheme
     size = len(rom)
-    if scheme >= cart.SCHEME_F8:
+    if scheme == cart.SCHEME_E0:
+        for field in (L.CART_BANK, L.CART_BANK1, L.CART_BANK2):
+            st[0, field] = int(rng.integers(0, 8))
+    elif scheme == cart.SCHEME_DPC:
+        st[0, L.CART_BANK] = int(rng.integers(0, 2))
+    elif scheme >= cart.SCHEME_F8:
         st[0, L.CART_BANK] = int(rng.integers(0, size // 4096))
-    # The instruction in the current bank's window (sometimes at its edge), its operand after it.
-    base, mask, start, span = (int(v) for v in cart.fast_rom_window(scheme, st, 0))
+    # The instruction in the current bank's window (sometimes at its edge), its operand after it;
+    # E0: the window of a random segment.
+    segment_pc = 0x1000 | (int(rng.integers(0, 4)) << 10)
+    base, mask, start, span = (int(v) for v in cart.fast_rom_window(scheme, st, 0, segment_pc))
     low, high = start - 0x1000, start - 0x1000 + span
     offset = int(rng.integers(low, high - 3)) if rng.random() < 0.9 else high - 2
     pc = 0x1000 | offset | (int(rng.integers(0, 8)) << 13)

@@ -100,11 +100,13 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 
 
 @register_jitable
-def fast_rom_window(scheme, st, env):
+def fast_rom_window(scheme, st, env, pc):
     """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
     (base, mask, start, span): an address whose low 13 bits lie in [start, start + span) (A12
-    set) reads `rom[base + (addr & mask)]` and has no side effect, in the current bank. Schemes
-    with smaller banks or hotspots elsewhere give an empty window (the slow path)."""
+    set) reads `rom[base + (addr & mask)]` and has no side effect, in the current banks. E0's
+    window is the 1K segment holding `pc` (the fast path moves it when the code leaves it);
+    DPC's is its bank between the chip's registers and the hotspots. Schemes with hotspots
+    elsewhere give an empty window (the slow path)."""
     if scheme == SCHEME_2K:
         return np.int32(0), np.int32(0x07FF), np.int32(0x1000), np.int32(0x1000)
     if scheme == SCHEME_4K:
@@ -113,6 +115,21 @@ def fast_rom_window(scheme, st, env):
         ram_ports = ram_port_bytes(scheme)
         return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), 0x1000 + ram_ports,
                 np.int32(HOTSPOTS_FROM) - ram_ports)
+    if scheme == SCHEME_E0:
+        segment = (pc >> 10) & 3
+        if segment == 3:        # slice 7, up to the hotspots at $1FE0
+            return np.int32(7 << 10), np.int32(0x03FF), np.int32(0x1C00), np.int32(0x03E0)
+        if segment == 0:
+            slice_ = np.int32(st[env, L.CART_BANK])
+        elif segment == 1:
+            slice_ = np.int32(st[env, L.CART_BANK1])
+        else:
+            slice_ = np.int32(st[env, L.CART_BANK2])
+        return (slice_ << 10, np.int32(0x03FF), np.int32(0x1000 + (segment << 10)),
+                np.int32(0x0400))
+    if scheme == SCHEME_DPC:    # the registers below $1080, the hotspots from $1FC0 (cart_dpc)
+        return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), np.int32(0x1080),
+                np.int32(0x0F40))
     return np.int32(0), np.int32(0), np.int32(0), np.int32(0)
 
 
