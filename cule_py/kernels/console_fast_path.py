@@ -33,7 +33,7 @@ from numba.extending import overload, register_jitable
 from . import layout as L
 from . import opcodes as oc
 from . import tia
-from .cart import SCHEME_3F, SCHEME_E0, fast_rom_window
+from .cart import SCHEME_3F, fast_rom_window
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
                       riot_io_read, riot_io_write, run_instructions)
 from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
@@ -312,22 +312,12 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
         window = fast_rom_window(scheme, st, env, pc)
         clk = np.int64(clk)
         jammed = False
-        executed = 0
-        while executed < INSTRUCTIONS_PER_FRAME:
+        for _ in range(INSTRUCTIONS_PER_FRAME):
             status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
                 rom, ram, env, window, pc, a, x, y, s, p, clk)
             if status == DONE:
                 pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
-                executed += 1
                 continue
-            if status == GIVE_UP and scheme == SCHEME_E0:
-                # E0's window is one 1K segment: code that left it (or reads another) may be
-                # in the window of the segment it is in now. Not an instruction yet.
-                moved = fast_rom_window(scheme, st, env, pc)
-                if moved[0] != window[0] or moved[2] != window[2]:
-                    window = moved
-                    continue
-            executed += 1
             if status != GIVE_UP:
                 pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2, p2,
                                                         clk2, addr, value)
@@ -335,7 +325,9 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
                 pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
                 if jammed:
                     break
-            window = fast_rom_window(scheme, st, env, pc)   # a device access may switch banks
+            # A device access may switch banks; on E0 the window follows the PC into the segment
+            # it is in now (code that jumped there gave up once, and ran in the decoded core).
+            window = fast_rom_window(scheme, st, env, pc)
             if st[env, L.TIA_FRAME_ENDED] != 0:
                 break
         return pc, a, x, y, s, p, clk, jammed
