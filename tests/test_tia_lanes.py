@@ -180,3 +180,19 @@ def test_draw_pixels_equals_the_per_pixel_model(seed):
         assert np.array_equal(fb, fb_model), (seed, case, x0, n)
         assert st[0, L.TIA_COLLISION] == st_model[0, L.TIA_COLLISION], (seed, case, x0, n)
         assert np.array_equal(st, st_model), (seed, case)
+
+
+@njit(cache=False)
+def _wrapped(values):
+    out = np.empty_like(values)
+    for i in range(values.shape[0]):
+        out[i] = tia.wrap_position(values[i])
+    return out
+
+
+def test_wrap_position_is_python_modulo():
+    """HMOVE's position wrap (compares where the position moved less than a line) equals
+    Python's v % 160 everywhere, far outside that range too."""
+    values = np.concatenate([np.arange(-700, 700), [-2**31, 2**31 - 1, -161, -160, 319, 320]])
+    values = values.astype(np.int32)
+    np.testing.assert_array_equal(_wrapped(values), values.astype(np.int64) % 160)
