@@ -104,7 +104,8 @@ def fast_rom_window(scheme, st, env, pc):
     """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
     (base, mask, start, span): an address whose low 13 bits lie in [start, start + span) (A12
     set) reads `rom[base + (addr & mask)]` and has no side effect, in the current banks. E0's
-    window is the 1K segment holding `pc` (the fast path moves it when the code leaves it);
+    window is the 1K segment holding `pc` (the fast path recomputes it after every instruction
+that was not plain ROM and RAM, so it follows code that left the segment);
     DPC's is its bank between the chip's registers and the hotspots. Schemes with hotspots
     elsewhere give an empty window (the slow path)."""
     if scheme == SCHEME_2K:

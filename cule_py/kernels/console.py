@@ -86,6 +86,8 @@ def device_write(st, fb, env, addr, value, clk):
 # (outlining.console_address), 2 argument words where the arrays are 22, and the callee sees them
 # as one-console arrays of constant shape. The batch arrays are C-contiguous there (np.zeros in
 # ConsoleBatch; fb of L.FRAME_BUFFER_SHAPE); other layouts take the generic call.
+# (Each function below rebuilds the two arrays itself: a shared helper would return arrays it
+# made, which numba refuses without the NRT.)
 _ONE_CONSOLE_STATE = (1, L.STATE_FIELDS)
 _ONE_CONSOLE_FRAMES = (1,) + L.FRAME_BUFFER_SHAPE
 
