@@ -61,6 +61,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--csv", default=None, help="episode log (default runs/<env>-<backend>.csv)")
     p.add_argument("--plot", default=None, help="PNG learning curve (needs matplotlib)")
     p.add_argument("--summary-json", default=None, help="losses, parameter change, episodes")
+    p.add_argument("--max-seconds", type=float, default=0,
+                   help="wall-clock budget: stop after the iteration that passes it (0: none); "
+                        "the learning-rate schedule still spans --total-timesteps")
     args = p.parse_args(argv)
     args.batch_size = args.num_envs * args.num_steps
     args.minibatch_size = args.batch_size // args.num_minibatches
@@ -155,7 +158,7 @@ def main(argv=None) -> dict:
     log = open(csv_path, "w", newline="")
     writer = csv.writer(log)
     writer.writerow(["global_step", "env", "episode_return", "episode_length", "seconds"])
-    episodes: list[tuple[int, float]] = []
+    episodes: list[tuple[int, float, float]] = []   # (global step, return, seconds)
 
     start = time.time()
     global_step = 0
@@ -189,8 +192,9 @@ def main(argv=None) -> dict:
                 ended = done.nonzero().flatten()
                 for env_i, ret, length in zip(ended.tolist(), episode_return[ended].tolist(),
                                               episode_length[ended].tolist()):
-                    writer.writerow([global_step, env_i, ret, length, round(time.time() - start, 2)])
-                    episodes.append((global_step, ret))
+                    seconds = round(time.time() - start, 2)
+                    writer.writerow([global_step, env_i, ret, length, seconds])
+                    episodes.append((global_step, ret, seconds))
                 episode_return[ended] = 0
                 episode_length[ended] = 0
 
@@ -240,21 +244,26 @@ def main(argv=None) -> dict:
         finite = finite and all(np.isfinite(v) for v in losses.values())
         if not finite:
             raise SystemExit(f"non-finite loss at iteration {iteration}: {losses}")
-        recent = [r for _, r in episodes[-20:]]
+        recent = [r for _, r, _ in episodes[-20:]]
         mean = f"{np.mean(recent):.2f}" if recent else "n/a"
         sps = int(global_step / (time.time() - start))
         print(f"iter {iteration}/{args.num_iterations} step {global_step} SPS {sps} episodes "
               f"{len(episodes)} mean return (last 20) {mean} losses "
               + " ".join(f"{k}={v:.4f}" for k, v in losses.items()), flush=True)
+        if args.max_seconds and time.time() - start > args.max_seconds:
+            print(f"wall-clock budget of {args.max_seconds:g} s reached after iteration "
+                  f"{iteration}", flush=True)
+            break
 
     log.close()
     envs.close()
     change = float(sum((p.detach() - q).pow(2).sum() for p, q in zip(agent.parameters(),
                                                                         initial)) ** 0.5)
     summary = {"backend": args.backend, "env_id": args.env_id, "global_step": global_step,
-               "iterations": args.num_iterations, "episodes": len(episodes),
-               "mean_return_last_100": (float(np.mean([r for _, r in episodes[-100:]]))
+               "iterations": iteration, "episodes": len(episodes),
+               "mean_return_last_100": (float(np.mean([r for _, r, _ in episodes[-100:]]))
                                         if episodes else None),
+               "reached": {str(goal): first_reaching(episodes, goal) for goal in (18, 20)},
                "losses": losses, "losses_finite": finite, "param_change_l2": change,
                "seconds": time.time() - start, "csv": csv_path}
     if args.summary_json:
@@ -263,6 +272,20 @@ def main(argv=None) -> dict:
     if args.plot:
         plot(episodes, args.plot, f"{args.env_id} ({args.backend})")
     return summary
+
+
+def first_reaching(episodes, goal: float, window: int = 100) -> dict | None:
+    """The first point where the mean return of the last `window` episodes is >= goal:
+    {"global_step", "seconds"}, or None if it never was."""
+    returns = np.array([r for _, r, _ in episodes], dtype=np.float64)
+    if len(returns) < window:
+        return None
+    means = np.convolve(returns, np.ones(window) / window, mode="valid")
+    hits = np.nonzero(means >= goal)[0]
+    if hits.size == 0:
+        return None
+    step, _, seconds = episodes[int(hits[0]) + window - 1]
+    return {"global_step": int(step), "seconds": float(seconds)}
 
 
 def plot(episodes, path: str, title: str) -> None:
@@ -275,18 +298,20 @@ def plot(episodes, path: str, title: str) -> None:
         return
     if not episodes:
         return
-    steps, rets = np.array(episodes).T
-    window = max(1, min(20, len(rets) // 5))
+    steps, rets, seconds = np.array(episodes, dtype=np.float64).T
+    window = max(1, min(100, len(rets) // 5))
     smooth = np.convolve(rets, np.ones(window) / window, mode="valid")
-    plt.figure(figsize=(6, 4))
-    plt.plot(steps, rets, ".", alpha=0.3, label="episode return")
-    plt.plot(steps[window - 1:], smooth, label=f"mean of {window}")
-    plt.xlabel("agent steps")
-    plt.ylabel("return")
-    plt.title(title)
-    plt.legend()
-    plt.tight_layout()
-    plt.savefig(path)
+    figure, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, x, label in ((axes[0], steps, "agent steps (all envs)"),
+                         (axes[1], seconds, "wall-clock seconds")):
+        ax.plot(x, rets, ".", alpha=0.3, label="episode return")
+        ax.plot(x[window - 1:], smooth, label=f"mean of last {window}")
+        ax.set_xlabel(label)
+    axes[0].set_ylabel("return")
+    axes[0].legend()
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path)
 
 
 if __name__ == "__main__":

@@ -30,47 +30,17 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from numba import njit, prange  # noqa: E402
-
 import cule_py  # noqa: E402
 from cule_py.games import GAMES  # noqa: E402
 from cule_py.kernels import cart, game_logic  # noqa: E402
 
+# The hash, the fold multiplier and the action schedule are shared with the runbook's exactness
+# stage (tools/gpu_runbook/digests.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "gpu_runbook"))
+from digests import MULTIPLIER, Hasher, action_schedule, row_hashes  # noqa: E402,F401
+
 FIELDS = ["game", "consoles", "frames", "seed", "result", "first_bad_frame", "what_differs",
           "resets", "gpu_seconds", "cpu_seconds"]
-
-
-@njit(parallel=True, cache=False)
-def row_hashes(data, weights, out):
-    for i in prange(data.shape[0]):
-        acc = np.uint64(0)
-        for j in range(data.shape[1]):
-            acc += np.uint64(data[i, j]) * weights[j]
-        out[i] = acc
-
-
-class Hasher:
-    def __init__(self, width: int):
-        self.weights = np.random.default_rng(0x2600).integers(
-            0, 2**63, width, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-        self._gpu = None
-
-    def cpu(self, rows: np.ndarray) -> np.ndarray:
-        rows = np.ascontiguousarray(rows.reshape(rows.shape[0], -1))
-        out = np.zeros(rows.shape[0], np.uint64)
-        row_hashes(rows, self.weights[:rows.shape[1]], out)
-        return out
-
-    def gpu(self, rows):
-        import cupy as cp
-
-        if self._gpu is None:
-            self._gpu = (cp.asarray(self.weights), cp.ReductionKernel(
-                "uint8 x, uint64 w", "uint64 y", "(unsigned long long)x * w", "a + b", "y = a",
-                "0", "cule_row_hash"))
-        weights, kernel = self._gpu
-        rows = rows.reshape(rows.shape[0], -1)
-        return kernel(rows, weights[:rows.shape[1]][None, :], axis=1)
 
 
 def frame_values(emulator, rewards, hash_rows, xp):
@@ -201,26 +171,6 @@ def append_rows(path: str, rows: list[dict]) -> None:
         if new_file:
             writer.writeheader()
         writer.writerows(rows)
-
-
-MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)     # odd: x -> x * M + v loses nothing mod 2**64
-
-
-def action_schedule(legal: np.ndarray, consoles: int, frames: int, seed: int) -> np.ndarray:
-    """(frames, consoles) int32: random legal actions, each held 1-8 frames (the same on both
-    sides: drawn from `seed` alone, independent of what the consoles do)."""
-    rng = np.random.default_rng(seed)
-    legal = np.asarray(legal)
-    current = rng.choice(legal, consoles)
-    hold = rng.integers(1, 9, consoles)
-    schedule = np.empty((frames, consoles), np.int32)
-    for frame in range(frames):
-        schedule[frame] = current
-        hold -= 1
-        change = hold <= 0
-        current[change] = rng.choice(legal, int(change.sum()))
-        hold[change] = rng.integers(1, 9, int(change.sum()))
-    return schedule
 
 
 def digest_side(game: str, device: str, consoles: int, frames: int, seed: int, hasher: Hasher,

@@ -1,0 +1,79 @@
+"""The GPU runbook's dry run: every stage on the CPU at tiny sizes, then the comparison and the
+report, as CI runs it. A GPU session must not be the first to run this code; what the dry run
+cannot show (the CUDA kernels themselves, ncu, cupy streams) is covered by the PTX and
+simulator tests and said in benchmarks/README.md."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RUNBOOK = REPO / "tools" / "gpu_runbook"
+
+
+def _env() -> dict:
+    import cule_py
+
+    env = dict(os.environ)
+    # the cule_py under test, wherever pytest imports it from (source tree or installed)
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(cule_py.__file__).parents[1]),
+                                         env.get("PYTHONPATH", "")])
+    return env
+
+
+def _records(path: pathlib.Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_dry_run_runs_every_stage(tmp_path):
+    results = tmp_path / "results"
+    proc = subprocess.run([sys.executable, str(RUNBOOK), "dry-run", "--results", str(results)],
+                          capture_output=True, text=True, env=_env(), timeout=1500)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+    preflight = json.loads((results / "preflight.json").read_text())
+    assert preflight["machine"]["cpu_count"] >= 1
+    per_console = preflight["memory"]["agent_step_env"]["bytes_per_console"]
+    assert per_console > 210 * 160          # at least one frame buffer per console
+
+    with open(results / "exactness_compare.csv") as f:
+        compared = list(csv.DictReader(f))
+    assert compared and {r["mode"] for r in compared} == {"emulator", "vector"}
+    assert all(r["result"] == "EXACT" for r in compared), compared
+
+    throughput = _records(results / "throughput.jsonl")
+    assert throughput and not [r for r in throughput if "error" in r]
+    kinds = {(r["kind"], r["game"]) for r in throughput}
+    assert {("ale_vector", "pong"), ("agent", "pong"), ("raw", "breakout")} <= kinds
+    for r in throughput:
+        if r["kind"] == "raw":
+            assert r["fps"] > 0 and len(r["windows"]) == 3
+        else:
+            assert r["frames_per_s"] > 0 and r["episode_ends_per_step"] >= 0
+
+    (profile,) = _records(results / "profile.jsonl")
+    assert profile["returncode"] == 0 and profile["ncu"] is None, profile
+    order = json.loads((results / "profile_order.json").read_text())
+    assert [r["range"] for r in order] == ["raw", "identical", "agent_step"]
+
+    (training,) = _records(results / "training.jsonl")
+    assert training["returncode"] == 0, training
+    assert training["summary"]["losses_finite"]
+
+    report = (results / "report.md").read_text()
+    for heading in ("## Preflight", "## Exactness", "## Throughput", "## PPO on Pong"):
+        assert heading in report
+
+
+def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files():
+    script = (RUNBOOK / "device.sh").read_text()
+    subprocess.run(["bash", "-n", str(RUNBOOK / "device.sh")], check=True)
+    for stage in ("1)", "2)", "3)"):
+        line = next(li for li in script.splitlines() if li.strip().startswith(stage))
+        files = line.split('"')[1].split()
+        assert 1 <= len(files) <= 8, line

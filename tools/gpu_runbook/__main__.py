@@ -1,0 +1,138 @@
+"""The GPU runbook: what a lent GPU has to show, run unattended in three commands.
+
+    python tools/gpu_runbook prepare                   # here: kernels precompiled, wheels (once)
+    bash tools/gpu_runbook/device.sh 1                 # there: preflight + exactness   (<= 8 min)
+    bash tools/gpu_runbook/device.sh 2                 # there: throughput              (<= 7.5 min)
+    bash tools/gpu_runbook/device.sh 3                 # there: profile + PPO training  (<= 4.5 min)
+    python tools/gpu_runbook compare --results DIR     # here: the CPU side of the exactness check
+    python tools/gpu_runbook report --results DIR      # here: a markdown summary for RESULTS.md
+    python tools/gpu_runbook dry-run --results DIR     # anywhere: all of it on the CPU, tiny sizes
+
+Each stage writes its records as it goes (JSON lines in the results folder) and skips what is
+already there, so a command cut short is resumed by running it again. benchmarks/README.md has
+the whole procedure, the expected durations and what to carry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parents[1]))          # this checkout's cule_py
+
+from common import RESULTS, Log, gpu_present  # noqa: E402
+
+# Seconds per command on the GPU machine: 8 + 7.5 + 4.5 = 20 minutes of commands, inside the
+# 22 minutes of device time with a machine's start (about a minute) counted.
+STAGE_LIMITS = {1: 480.0, 2: 450.0, 3: 270.0}
+STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and training"}
+
+
+def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
+              time_limit: float, allow_compile: bool = False) -> int:
+    import exactness
+    import preflight
+    import ncu_profile
+    import throughput
+    import training
+
+    results.mkdir(parents=True, exist_ok=True)
+    log = Log(results, f"stage{stage}")
+    start = time.monotonic()
+
+    def left() -> float:
+        return time_limit - (time.monotonic() - start)
+
+    log(f"stage {stage} ({STAGES[stage]}) on {device}, scale {scale}, limit {time_limit:.0f} s")
+    if stage == 1:
+        report = preflight.run(results, device=device, log=log)
+        if device != "cpu" and not report.get("all_kernels_cached") and not allow_compile:
+            log("STOP: a kernel is not in the carried cache; it would compile here for minutes. "
+                "Run `python tools/gpu_runbook prepare` on the development machine with the "
+                "GPU machine's versions (preflight.json lists them), or pass --allow-compile.")
+            return 2
+        exactness.run_stage(results, device=device, scale=scale, time_limit=left() - 10,
+                            log=log)
+    elif stage == 2:
+        throughput.run_stage(results, device=device, scale=scale, time_limit=left() - 10,
+                             log=log)
+    else:
+        profile_share = 0.4 if scale == "full" else 0.5
+        ncu_profile.run_stage(results, device=device, scale=scale,
+                                time_limit=left() * profile_share, log=log)
+        training.run_stage(results, device=device, scale=scale, time_limit=left() - 10, log=log)
+    log(f"stage {stage} done in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+def dry_run(results: pathlib.Path) -> int:
+    """Every stage on the CPU at tiny sizes, then the comparison and the report: the whole
+    runbook's code runs, so that a GPU session does not find a typo."""
+    import exactness
+    import report
+
+    for stage in (1, 2, 3):
+        code = run_stage(stage, results, device="cpu", scale="tiny", time_limit=120.0)
+        if code:
+            return code
+    summary = exactness.compare(results, log=Log(results, "compare"))
+    print(summary, flush=True)
+    text = report.markdown(results)
+    (results / "report.md").write_text(text)
+    print(text)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python tools/gpu_runbook",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="development machine: precompile kernels, fetch wheels")
+    p.add_argument("--python312", default=None, help="the Python 3.12 interpreter for the venv")
+    p.add_argument("--skip-precompile", action="store_true")
+    p.add_argument("--skip-wheels", action="store_true")
+    p = sub.add_parser("stage", help="run stage 1, 2 or 3 (on the GPU machine: device.sh)")
+    p.add_argument("number", type=int, choices=sorted(STAGES))
+    p.add_argument("--results", type=pathlib.Path, default=RESULTS)
+    p.add_argument("--device", default=None, help="cuda (default when a GPU is there) or cpu")
+    p.add_argument("--scale", choices=("full", "tiny"), default="full")
+    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--allow-compile", action="store_true",
+                   help="go on when a kernel is not in the cache (it compiles, for minutes)")
+    p = sub.add_parser("compare", help="development machine: CPU side of the exactness check")
+    p.add_argument("--results", type=pathlib.Path, default=RESULTS)
+    p = sub.add_parser("report", help="markdown summary of a results folder")
+    p.add_argument("--results", type=pathlib.Path, default=RESULTS)
+    p = sub.add_parser("dry-run", help="all stages on the CPU at tiny sizes (CI)")
+    p.add_argument("--results", type=pathlib.Path, required=True)
+    args = parser.parse_args(argv)
+
+    if args.command == "prepare":
+        import prepare
+
+        return prepare.main(python312=args.python312 or prepare.default_python312(),
+                            skip_precompile=args.skip_precompile, skip_wheels=args.skip_wheels)
+    if args.command == "stage":
+        device = args.device or ("cuda" if gpu_present() else "cpu")
+        limit = args.time_limit or STAGE_LIMITS[args.number]
+        return run_stage(args.number, args.results, device=device, scale=args.scale,
+                         time_limit=limit, allow_compile=args.allow_compile)
+    if args.command == "compare":
+        import exactness
+
+        print(exactness.compare(args.results, log=Log(args.results, "compare")))
+        return 0
+    if args.command == "report":
+        import report
+
+        print(report.markdown(args.results))
+        return 0
+    return dry_run(args.results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

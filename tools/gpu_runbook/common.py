@@ -1,0 +1,149 @@
+"""What every stage of the runbook shares: the results folder, resumable JSON-lines records, a
+deadline, a log that reaches both the terminal and a file, and the machine's description."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import platform
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+GPURUN = REPO / ".gpurun"              # ignored by git; carried to the GPU machine
+CACHE_DIR = GPURUN / "pcache"          # the precompiled CUDA kernels
+RUNTIME_KEY_FILE = GPURUN / "runtime_key"
+WHEELS = REPO / ".whl"                 # wheels of what the GPU machine lacks
+RESULTS = GPURUN / "results"
+
+
+class Deadline:
+    """Seconds left of a stage's time limit; work is only started while enough remains, so a
+    command ends inside the device call's 10 minutes with its results written."""
+
+    def __init__(self, seconds: float):
+        self.start = time.monotonic()
+        self.seconds = seconds
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def left(self) -> float:
+        return self.seconds - self.elapsed()
+
+    def allows(self, needed: float) -> bool:
+        return self.left() >= needed
+
+
+class Log:
+    """print() that also appends to results/<name>.log: what a stage said survives a killed
+    command, since the log file is written as it goes."""
+
+    def __init__(self, results: pathlib.Path, name: str):
+        results.mkdir(parents=True, exist_ok=True)
+        self.path = results / f"{name}.log"
+        self._file = open(self.path, "a", buffering=1)
+        self._start = time.monotonic()
+
+    def __call__(self, *parts) -> None:
+        line = f"[{time.monotonic() - self._start:7.1f}s] " + " ".join(str(p) for p in parts)
+        print(line, flush=True)
+        self._file.write(line + "\n")
+
+
+def append_record(path: pathlib.Path, record: dict) -> None:
+    """One JSON object per line, flushed at once (a record is kept even if the stage is killed)."""
+    with open(path, "a") as f:
+        f.write(json.dumps(record, default=_jsonable) + "\n")
+
+
+def read_records(path: pathlib.Path) -> list[dict]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line:
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue          # a line cut short when a command was killed
+    return records
+
+
+def _jsonable(value):
+    try:
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+    except ImportError:     # pragma: no cover
+        pass
+    return str(value)
+
+
+def gpu_present() -> bool:
+    try:
+        import cupy  # noqa: F401
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:  # noqa: BLE001 - no CUDA stack at all
+        return False
+
+
+def machine() -> dict:
+    """Where a figure was measured: CPU, GPU, versions and the commit."""
+    info = {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(), "python": platform.python_version(),
+            "commit": _commit(), "gpu": None}
+    for name in ("numpy", "numba", "numba_cuda", "cupy", "ale_py", "gymnasium", "torch"):
+        try:
+            module = __import__(name)
+            info[name] = getattr(module, "__version__", "?")
+        except Exception:  # noqa: BLE001 - absent is an answer too
+            info[name] = None
+    if gpu_present():
+        import cupy as cp
+
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        info["gpu"] = props["name"].decode()
+        info["gpu_memory_gib"] = round(props["totalGlobalMem"] / 2**30, 1)
+        info["sm_count"] = props["multiProcessorCount"]
+        info["compute_capability"] = f"{props['major']}.{props['minor']}"
+        info["cuda_runtime"] = cp.cuda.runtime.runtimeGetVersion()
+        info["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
+    return info
+
+
+def _commit() -> str | None:
+    head = REPO / ".git" / "HEAD"
+    # The GPU machine gets a copy of the working tree, .git included; read it without git.
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            path = REPO / ".git" / ref[5:]
+            if path.exists():
+                return path.read_text().strip()[:12]
+            packed = REPO / ".git" / "packed-refs"
+            for line in packed.read_text().splitlines():
+                if line.endswith(ref[5:]):
+                    return line.split()[0][:12]
+        return ref[:12]
+    except OSError:
+        return None
+
+
+def python_env() -> dict:
+    """os.environ for a child Python that imports this checkout's cule_py (not another copy)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def python() -> str:
+    return sys.executable

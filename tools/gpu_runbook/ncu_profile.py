@@ -1,0 +1,68 @@
+"""Stage 3a: Nsight Compute metrics of one launch of each hot kernel, decorrelated and identical
+consoles, at 16,384 and 65,536 consoles: the figures the offline GPU model is fitted to (issue
+"GPU throughput, step 1"). Without a GPU (the dry run) the profiled program runs alone at tiny
+sizes, so that its code is exercised, and no metrics are claimed."""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+import time
+
+from common import Deadline, Log, append_record, python, python_env
+
+METRICS = (
+    "smsp__thread_inst_executed_per_inst_executed.ratio",   # active threads per warp instruction
+    "smsp__inst_executed.sum",                              # warp instructions
+    "smsp__thread_inst_executed.sum",                       # thread instructions
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",  # issue slots used
+    "sm__warps_active.avg.pct_of_peak_sustained_active",    # achieved occupancy
+    "launch__registers_per_thread",
+    "launch__occupancy_limit_registers",
+    "launch__grid_size",
+    "gpu__time_duration.sum",
+)
+KERNELS = ("drive_cuda", "agent_step_cuda", "agent_reset_cuda")
+TARGET = pathlib.Path(__file__).resolve().parent / "profile_target.py"
+
+
+def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: float,
+              log: Log) -> dict:
+    deadline = Deadline(time_limit)
+    consoles = ["4"] if scale == "tiny" else ["16384", "65536"]
+    warmup = "8" if scale == "tiny" else "300"
+    order = results / "profile_order.json"
+    target = [python(), str(TARGET), "--device", device, "--consoles", *consoles,
+              "--warmup-frames", warmup, "--order", str(order)]
+    ncu = shutil.which("ncu")
+    if device != "cpu" and ncu is None:
+        for candidate in sorted(pathlib.Path("/opt/nvidia").glob("nsight-compute/*/ncu")):
+            ncu = str(candidate)
+    record = {"stage": "profile", "device": device, "consoles": consoles}
+    if device == "cpu" or ncu is None:
+        command = target
+        record["ncu"] = None
+    else:
+        report = results / "ncu_metrics.csv"
+        command = [ncu, "--profile-from-start", "off", "-k", f"regex:{'|'.join(KERNELS)}",
+                   "--metrics", ",".join(METRICS),
+                   "--csv", "--page", "raw", "--log-file", str(report), *target]
+        record["ncu"] = ncu
+        record["report"] = report.name
+    log("profile:", " ".join(command))
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(command, env=python_env(), capture_output=True, text=True,
+                              timeout=max(10.0, deadline.left()))
+        record["returncode"] = proc.returncode
+        record["output_tail"] = (proc.stdout + proc.stderr)[-3000:]
+    except subprocess.TimeoutExpired as err:
+        record["returncode"] = None
+        record["error"] = "timed out"
+        record["output_tail"] = str(err.stdout or "")[-3000:]
+    record["seconds"] = round(time.perf_counter() - t0, 1)
+    append_record(results / "profile.jsonl", record)
+    log(f"profile: return code {record['returncode']} after {record['seconds']} s")
+    log(record["output_tail"][-1500:])
+    return record

@@ -1,0 +1,110 @@
+"""The development machine's half: everything the GPU machine needs, made here so that nothing
+compiles there.
+
+1. A Python 3.12 venv, .venv312 (the GPU image's Python) with the numba, numba-cuda and numpy that are
+   also carried as wheels, so the GPU machine runs the very versions that compiled the cache.
+2. tools/gpu_precompile.py in that venv: the four CUDA kernels compiled and linked for sm_90
+   by NVVM and nvJitLink (no driver needed), stripped to their cubins, in .gpurun/pcache;
+   .gpurun/runtime_key records this machine's CUDA runtime version, under which numba-cuda
+   keys the entries (tools/device_site makes the GPU machine look them up under it).
+3. Wheels of what the GPU image lacks or has in another version (.whl/): numba, numba-cuda,
+   numpy < 2.5 (the image's 2.5 breaks numba-cuda's CUDA compiler), ale-py, gymnasium.
+
+The device call carries `.gpurun` and `.whl` (both ignored by git); together with the working
+tree they must stay under the 64 MiB a call may carry, which this step checks.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+from common import CACHE_DIR, GPURUN, REPO, RUNTIME_KEY_FILE, WHEELS
+
+PINS = ("numba==0.68.1", "numba-cuda==0.30.4", "numpy==2.4.6", "ale-py==0.12.1",
+        "gymnasium==1.4.0", "farama-notifications==0.0.6")
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64",
+             "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+CARRY_LIMIT = 64 * 2**20
+
+
+def _run(command: list[str], **kwargs) -> None:
+    print("+", " ".join(command), flush=True)
+    subprocess.run(command, check=True, **kwargs)
+
+
+def venv(path: pathlib.Path, python312: str) -> pathlib.Path:
+    """A venv with the GPU machine's Python and the carried pins (made once)."""
+    python = path / "bin" / "python"
+    if not python.exists():
+        _run([python312, "-m", "venv", str(path)])
+        _run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+        pins = [p if not p.startswith("numba-cuda") else p.replace("numba-cuda", "numba-cuda[cu13]")
+                for p in PINS]
+        _run([str(python), "-m", "pip", "install", "-q", *pins])
+    return python
+
+
+def precompile(python: pathlib.Path) -> None:
+    if CACHE_DIR.exists():
+        shutil.rmtree(CACHE_DIR)
+    _run([str(python), str(REPO / "tools" / "gpu_precompile.py"), "--cache-dir", str(CACHE_DIR),
+          "--cc", "9.0"], cwd=REPO)
+    version = subprocess.run(
+        [str(python), "-c", "from numba.cuda.cudadrv import runtime; "
+                            "print('.'.join(map(str, runtime.runtime.get_version())))"],
+        check=True, capture_output=True, text=True).stdout.strip()
+    RUNTIME_KEY_FILE.write_text(version + "\n")
+    print(f"cache keyed under CUDA runtime {version}: {RUNTIME_KEY_FILE}")
+
+
+def wheels() -> None:
+    WHEELS.mkdir(exist_ok=True)
+    platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
+    for pin in PINS:
+        _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+              "--python-version", "3.12", "--implementation", "cp", *platforms, "-d",
+              str(WHEELS), pin])
+
+
+def carried_bytes() -> int:
+    """The working tree's tracked and untracked-not-ignored files plus the carried folders."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO,
+                            check=True, capture_output=True).stdout.split(b"\0")
+    total = sum((REPO / p.decode()).stat().st_size for p in listed if p
+                and (REPO / p.decode()).is_file())
+    for folder in (GPURUN, WHEELS):
+        if folder.exists():
+            total += sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return total
+
+
+def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
+    GPURUN.mkdir(exist_ok=True)
+    if not skip_precompile:
+        python = venv(REPO / ".venv312", python312)
+        precompile(python)
+    if not skip_wheels:
+        wheels()
+    size = carried_bytes()
+    print(f"a device call carries {size / 2**20:.1f} MiB (limit 64 MiB)")
+    if size > CARRY_LIMIT:
+        print("too large: the device tool would refuse the call", file=sys.stderr)
+        return 1
+    missing = [p for p in (CACHE_DIR, RUNTIME_KEY_FILE) if not p.exists()]
+    if missing:
+        print(f"not ready: {missing} missing", file=sys.stderr)
+        return 1
+    print("ready: carry .gpurun and .whl; see benchmarks/README.md for the three commands")
+    return 0
+
+
+def default_python312() -> str:
+    for candidate in (shutil.which("python3.12"),
+                      os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return "python3.12"

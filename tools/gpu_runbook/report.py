@@ -1,0 +1,141 @@
+"""A results folder as markdown, ready for benchmarks/RESULTS.md: the machine and commit, the
+kernel cache, memory per console, exactness, throughput with ratios against ale-py measured in
+the same run, the Nsight Compute metrics per kernel and range, and the PPO run."""
+
+from __future__ import annotations
+
+import csv
+import json
+import pathlib
+
+from common import read_records
+
+
+def _fmt(value, digits: int = 0) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and digits:
+        return f"{value:,.{digits}f}"
+    if isinstance(value, (int, float)):
+        return f"{value:,.0f}"
+    return str(value)
+
+
+def preflight_section(results: pathlib.Path) -> list[str]:
+    path = results / "preflight.json"
+    if not path.exists():
+        return ["## Preflight", "", "not run", ""]
+    report = json.loads(path.read_text())
+    m = report["machine"]
+    lines = ["## Preflight", "",
+             f"Machine: {m.get('gpu') or 'no GPU'} ({m.get('gpu_memory_gib', '?')} GiB), "
+             f"{m.get('cpu_count')} CPU cores ({m.get('cpu')}); Python {m.get('python')}, "
+             f"numpy {m.get('numpy')}, numba {m.get('numba')}, numba-cuda {m.get('numba_cuda')}, "
+             f"cupy {m.get('cupy')}, ale-py {m.get('ale_py')}, torch {m.get('torch')}; "
+             f"commit {m.get('commit')}.", ""]
+    if "kernel_cache" in report:
+        lines += ["| kernel | from cache | load s | registers | local bytes |", "|---|---|---|---|---|"]
+        for k in report["kernel_cache"].values():
+            lines.append(f"| {k['kernel']} | {'yes' if k['hit'] else 'NO'} | {k['load_s']} | "
+                         f"{k.get('registers', 'n/a')} | {k.get('local_bytes', 'n/a')} |")
+        lines.append("")
+    memory = report.get("memory", {})
+    if "agent_step_env" in memory:
+        lines.append(f"Memory per console: agent-step env "
+                     f"{_fmt(memory['agent_step_env']['bytes_per_console'])} B, raw emulator "
+                     f"{_fmt(memory['emulator']['bytes_per_console'])} B; largest agent batch in "
+                     f"90% of free GPU memory: {_fmt(memory.get('largest_agent_batch'))}.")
+        lines.append("")
+    return lines
+
+
+def exactness_section(results: pathlib.Path) -> list[str]:
+    lines = ["## Exactness (GPU against the CPU backend)", ""]
+    path = results / "exactness_compare.csv"
+    if not path.exists():
+        return lines + ["not compared yet (`python tools/gpu_runbook compare`)", ""]
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    by = {}
+    for r in rows:
+        by.setdefault((r.get("mode"), r.get("result")), []).append(r)
+    lines += ["| mode | result | games |", "|---|---|---|"]
+    for (mode, result), group in sorted(by.items(), key=lambda kv: str(kv[0])):
+        names = ", ".join(sorted(g["game"] for g in group)) if result != "EXACT" else ""
+        lines.append(f"| {mode} | {result} | {len(group)} {names} |")
+    return lines + [""]
+
+
+def throughput_section(results: pathlib.Path) -> list[str]:
+    records = [r for r in read_records(results / "throughput.jsonl")]
+    if not records:
+        return ["## Throughput", "", "not run", ""]
+    ale = {r["game"]: r for r in records if r["kind"] == "ale_vector" and "error" not in r}
+    lines = ["## Throughput (steady state)", "",
+             "| what | game | consoles | frames/s | agent steps/s | episode ends/step | "
+             "reset share | distinct RAM | warm-up steps (target) | vs ale-py all cores |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        if "error" in r:
+            lines.append(f"| {r['kind']} | {r['game']} | {r['consoles']} | ERROR: "
+                         f"{r['error'][:80]} | | | | | | |")
+            continue
+        fps = r["fps"] if r["kind"] == "raw" else r.get("frames_per_s")
+        base = ale.get(r["game"], {}).get("frames_per_s")
+        ratio = f"{fps / base:.2f}" if base and r["kind"] != "ale_vector" and fps else ""
+        warm = (f"{r.get('warmup_frames')} frames ({r.get('warmup_target')})" if r["kind"] == "raw"
+                else f"{r.get('warmup_steps')} ({r.get('warmup_target')})")
+        share = r.get("reset_share")
+        lines.append(
+            f"| {r['kind']} | {r['game']} | {r['consoles']:,} | {_fmt(fps)} | "
+            f"{_fmt(r.get('agent_steps_per_s'))} | "
+            f"{_fmt(r.get('episode_ends_per_step'), 3) if r['kind'] != 'raw' else 'n/a'} | "
+            f"{f'{share:.1%}' if isinstance(share, float) else 'n/a'} | "
+            f"{_fmt(r.get('distinct_ram'))} | {warm} | {ratio} |")
+    return lines + [""]
+
+
+def profile_section(results: pathlib.Path) -> list[str]:
+    path = results / "ncu_metrics.csv"
+    order_path = results / "profile_order.json"
+    if not path.exists():
+        return ["## Profile (Nsight Compute)", "", "no metrics (no GPU or not run)", ""]
+    text = path.read_text().splitlines()
+    start = next((i for i, line in enumerate(text) if '"Kernel Name"' in line), None)
+    if start is None:
+        return ["## Profile (Nsight Compute)", "", "no kernel rows in ncu_metrics.csv", ""]
+    rows = list(csv.DictReader(text[start:]))
+    rows = [r for r in rows if r.get("ID", "").strip().isdigit()]   # drop the units row
+    order = json.loads(order_path.read_text()) if order_path.exists() else []
+    expected = [(rng["range"], rng["consoles"], k) for rng in order for k in rng["kernels"]]
+    names = [c for c in (rows[0].keys() if rows else []) if "__" in c]
+    lines = ["## Profile (Nsight Compute)", "",
+             "| range | consoles | kernel | " + " | ".join(names) + " |",
+             "|---|---|---|" + "---|" * len(names)]
+    for i, r in enumerate(rows):
+        where, consoles, _ = expected[i] if i < len(expected) else ("?", "?", "?")
+        kernel = r.get("Kernel Name", "")[:40]
+        lines.append(f"| {where} | {consoles} | {kernel} | "
+                     + " | ".join(r.get(n, "") for n in names) + " |")
+    return lines + [""]
+
+
+def training_section(results: pathlib.Path) -> list[str]:
+    records = read_records(results / "training.jsonl")
+    if not records:
+        return ["## PPO on Pong", "", "not run", ""]
+    r = records[-1]
+    s = r.get("summary") or {}
+    return ["## PPO on Pong", "",
+            f"Return code {r.get('returncode')}, {r.get('seconds')} s (budget {r.get('budget_s')} "
+            f"s); agent steps {_fmt(s.get('global_step'))}, episodes {s.get('episodes')}, mean "
+            f"return of the last 100 {s.get('mean_return_last_100')}; reached "
+            f"{json.dumps(s.get('reached'))}. Command: `{' '.join(r.get('command', []))}`.", ""]
+
+
+def markdown(results: pathlib.Path) -> str:
+    parts = [f"# GPU runbook results ({results})", ""]
+    for section in (preflight_section, exactness_section, throughput_section, profile_section,
+                    training_section):
+        parts += section(results)
+    return "\n".join(parts)

@@ -1,0 +1,217 @@
+"""Stage 2: throughput in steady state, the GPU beside ale-py on every CPU core of the same machine.
+
+Order of value (a stage cut short by its time limit keeps what it measured, and a second call
+with the same results folder goes on where it stopped):
+
+1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator);
+2. cule_py's agent step (v5: frameskip 4, sticky 0.25, 84x84x4 grayscale, noop and fire resets),
+   Pong and Breakout at 16,384 consoles, then raw `act()` frames for both;
+3. the same at 65,536 consoles;
+4. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384.
+
+Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
+budget allows, consoles decorrelated and checked by distinct RAM, resets inside the timed
+windows); raw frames use the same windows with game-over consoles reset on a fixed cadence.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import statistics
+import time
+
+import numpy as np
+
+from common import Deadline, Log, append_record, read_records
+
+RECORDS = "throughput.jsonl"
+BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
+
+
+def plan(scale: str, device: str) -> list[dict]:
+    """The configurations, most valuable first."""
+    if scale == "tiny":
+        big, bigger, ale_envs = 4, 8, 4
+    else:
+        big, bigger, ale_envs = 16_384, 65_536, 64
+    items: list[dict] = []
+    for game in ("pong", "breakout"):
+        items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
+    for consoles in (big, bigger):
+        for kind in ("agent", "raw"):
+            for game in ("pong", "breakout"):
+                items.append({"kind": kind, "game": game, "consoles": consoles})
+    for game in BENCHMARK_GAMES[2:]:
+        items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
+        items.append({"kind": "agent", "game": game, "consoles": big})
+    for item in items:
+        item["device"] = "cpu" if item["kind"] == "ale_vector" else device
+    return items
+
+
+def _key(item: dict) -> tuple:
+    return (item["kind"], item["game"], item["consoles"], item["device"])
+
+
+def _budget(item: dict, scale: str) -> float:
+    """Seconds one configuration may take, warm-up included (its share of a 9-minute command)."""
+    if scale == "tiny":
+        return 20.0
+    return {"ale_vector": 30.0, "agent": 75.0, "raw": 45.0}[item["kind"]]
+
+
+def _sync(device: str):
+    if device == "cpu":
+        return None
+    import cupy as cp
+
+    return cp.cuda.Device().synchronize
+
+
+def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
+    from cule_py import steady_state as S
+
+    import os
+
+    tiny = scale == "tiny"
+    game, consoles = item["game"], item["consoles"]
+    if item["kind"] == "ale_vector":
+        threads = os.cpu_count()
+        env = S.make_ale_env(game, consoles, threads)
+        backend = "ale_py"
+    else:
+        threads = None
+        env = S.make_cule_env(game, consoles, device=item["device"])
+        backend = f"cule_py-{item['device']}"
+    try:
+        result = S.measure_vector_env(
+            env, game=game, label=f"{backend} {game} x{consoles}", backend=backend,
+            warmup_steps=8 if tiny else S.default_warmup_steps(game),
+            window_steps=4 if tiny else 50, windows=3, seed=0, time_budget=budget,
+            sync=_sync(item["device"]), progress=log, threads=threads)
+    finally:
+        env.close()
+    return result.as_dict()
+
+
+def measure_raw(item: dict, scale: str, budget: float, log) -> dict:
+    """Raw frames: AtariEmulator.act, one frame per console per call, every frame drawn; game-over
+    consoles reset every `reset_every` frames (inside the timed windows: resets are part of
+    steady state); frames counted for consoles not at game over."""
+    from cule_py import AtariEmulator
+
+    tiny = scale == "tiny"
+    device, game, consoles = item["device"], item["game"], item["consoles"]
+    warmup, window_frames, windows, reset_every = (12, 6, 3, 4) if tiny else (300, 100, 3, 25)
+    xp = np
+    if device != "cpu":
+        import cupy as xp
+    sync = _sync(device) or (lambda: None)
+    start = time.perf_counter()
+    emulator = AtariEmulator(game, consoles, device=device, seed=1,
+                             repeat_action_probability=0.25)
+    legal = xp.asarray(emulator.legal_action_set())
+    rng = xp.random.RandomState(1) if device != "cpu" else np.random.default_rng(1)
+
+    def draw(frames):
+        if device == "cpu":
+            return legal[rng.integers(0, len(legal), (frames, consoles))]
+        return legal[rng.randint(0, len(legal), (frames, consoles))]
+
+    def reset_over():
+        over = emulator.game_over()
+        over = over.get() if device != "cpu" else over
+        if over.any():
+            emulator.reset(over)
+        return int(over.sum())
+
+    sync()
+    build_s = time.perf_counter() - start
+    done = 0
+    actions = draw(warmup)
+    while done < warmup and time.perf_counter() - start < budget * 0.6:
+        emulator.act(actions[done])
+        done += 1
+        if done % reset_every == 0:
+            reset_over()
+        if done % 50 == 0:
+            log(f"  raw {game} x{consoles}: warm-up frame {done}/{warmup}")
+    ram = emulator.ram()
+    ram = ram.get() if device != "cpu" else ram
+    distinct = len({bytes(row) for row in np.asarray(ram)})
+    results = []
+    for _ in range(windows):
+        actions = draw(window_frames)
+        counted = xp.zeros((), xp.int64)
+        ends = 0
+        sync()
+        t0 = time.perf_counter()
+        for f in range(window_frames):
+            counted += consoles - emulator.game_over().sum()
+            emulator.act(actions[f])
+            if (f + 1) % reset_every == 0:
+                ends += reset_over()
+        sync()
+        seconds = time.perf_counter() - t0
+        frames = int(counted)
+        results.append({"frames": frames, "seconds": seconds, "resets": ends,
+                        "fps": frames / seconds})
+    return {"fps": statistics.median(r["fps"] for r in results), "windows": results,
+            "warmup_frames": done, "warmup_target": warmup, "distinct_ram": distinct,
+            "build_s": build_s, "reset_every": reset_every}
+
+
+def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: float,
+              log: Log | None = None) -> dict:
+    log = log or Log(results, "throughput")
+    deadline = Deadline(time_limit)
+    path = results / RECORDS
+    done = {_key(r) for r in read_records(path) if "error" not in r}
+    failed_kinds: set[tuple] = set()
+    measured = skipped = 0
+    for item in plan(scale, device):
+        if _key(item) in done:
+            continue
+        if (item["kind"], item["game"]) in failed_kinds:
+            log(f"skip {item}: a smaller batch of it failed")
+            continue
+        budget = _budget(item, scale)
+        if not deadline.allows(min(budget, 30.0) + 5.0):
+            skipped += 1
+            continue
+        budget = min(budget, deadline.left() - 5.0)
+        log(f"measure {item['kind']} {item['game']} x{item['consoles']} on {item['device']} "
+            f"(budget {budget:.0f} s)")
+        record = dict(item, scale=scale)
+        t0 = time.perf_counter()
+        try:
+            measure = measure_raw if item["kind"] == "raw" else measure_vector
+            record.update(measure(item, scale, budget, log))
+        except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
+            record["error"] = f"{type(err).__name__}: {err}"[:500]
+            failed_kinds.add((item["kind"], item["game"]))
+        record["seconds_total"] = round(time.perf_counter() - t0, 1)
+        append_record(path, record)
+        log(f"  -> {summary_line(record)}")
+        measured += 1
+        _free_device(device)
+    return {"measured": measured, "not_reached": skipped}
+
+
+def summary_line(r: dict) -> str:
+    if "error" in r:
+        return f"ERROR {r['error']}"
+    if r["kind"] == "raw":
+        return f"raw {r['fps']:,.0f} frames/s (distinct RAM {r['distinct_ram']}/{r['consoles']})"
+    return (f"{r.get('frames_per_s', 0):,.0f} frames/s, episode ends/step "
+            f"{r.get('episode_ends_per_step', 0):.3f}, reset share {r.get('reset_share')}")
+
+
+def _free_device(device: str) -> None:
+    import gc
+
+    gc.collect()
+    if device != "cpu":
+        import cupy as cp
+
+        cp.get_default_memory_pool().free_all_blocks()
