@@ -1,6 +1,17 @@
 """`cule-py-bench` / `python -m cule_py`: throughput on this machine, side by side with ale-py.
 
-Default: emulated Atari frames per second of `AtariEmulator` against ale-py, in the same run:
+Default, with a GPU (cupy imports and numba finds CUDA): steady-state agent frames/s of cule_py's
+AtariVectorEnv(device="cuda") at --consoles consoles beside ale-py's AtariVectorEnv on all this
+machine's cores (--ale-envs envs), same run, for --games (pong breakout); `--raw` adds
+AtariEmulator act() frames/s on the GPU.
+Default without a GPU: steady-state agent steps/s of cule_py's AtariVectorEnv against ale-py's on
+one core and on all cores, --envs-per-core envs per core, --rounds paired rounds (order
+alternating). Steady state (cule_py/steady_state.py): consoles decorrelated and warmed up past a
+typical episode, then timed windows in which episodes end; episode ends per step and cule_py's
+reset share reported. Both sides: ale-py's defaults (frameskip 4, 84x84 grayscale, stack 4,
+noop_max 30, fire reset, NextStep autoreset), sticky actions 0.25, random actions.
+
+`--emulator`: emulated Atari frames per second of `AtariEmulator` against ale-py, in the same run:
   * per core: cule_py with numba on 1 thread (a batch of consoles) vs one ale-py ALEInterface;
   * all cores: cule_py on every core vs one ale-py process per core (multiprocessing).
 Method (DESIGN.md): random minimal-set actions, sticky actions 0.25 (v5's default) on both sides,
@@ -11,18 +22,25 @@ side back to back (order alternating), the ratio the median of the rounds' ratio
 `--core`: the 6507 core alone on flat-memory machines (instructions per second; CPU, and the GPU
 when present): a mixed program (indirect-indexed loads, ADC/EOR/ROL, stores, branches, JSR/RTS,
 binary and decimal mode) whose data differs per machine.
+
+Progress lines go to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import statistics
+import sys
 import time
+from typing import Callable, Sequence
 
 import numpy as np
 
 from . import flat6502
+from . import steady_state as ss
 from .asm6502 import assemble
 
 WORKLOAD = """
@@ -218,39 +236,281 @@ def _machine_line() -> str:
             f"{platform.python_version()}, numba {numba.__version__}")
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--core", action="store_true", help="benchmark the 6507 core alone")
-    parser.add_argument("--games", nargs="+", default=["breakout", "pong", "seaquest"])
-    parser.add_argument("--frames", type=int, default=3000,
-                        help="timed frames per console (ours) and per ALE")
-    parser.add_argument("--envs-per-core", type=int, default=16)
-    parser.add_argument("--instructions", type=int, default=2_000_000,
-                        help="--core: instructions per machine per timed run (CPU)")
-    parser.add_argument("--model", default="ale", choices=flat6502.MODELS)
-    parser.add_argument("--quick", action="store_true", help="a few seconds, for smoke tests")
-    args = parser.parse_args(argv)
-    if not args.core:
-        import ale_py
+def gpu_available() -> bool:
+    """A GPU cule_py can benchmark: cupy imports and numba finds CUDA."""
+    try:
+        import cupy  # noqa: F401
+    except Exception:  # noqa: BLE001 - no cupy, or a cupy without its CUDA libraries
+        return False
+    return _gpu_present()
 
-        frames = 300 if args.quick else args.frames
-        games = args.games[:1] if args.quick else args.games
-        print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
-        print(_machine_line() + f", ale-py {ale_py.__version__}")
-        print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
-              f"{args.envs_per_core} consoles per core; "
-              + ("one round (--quick)" if args.quick else
-                 "3 rounds of one run each side, back to back; ratio: median [range] of the rounds'"))
-        if _gpu_present():
-            print("a GPU is present: its throughput is measured by benchmarks/gpu_fps.py")
-        print("| game | where | consoles | cule_py fps (median) | ale-py fps (median) | ratio |")
-        print("|---|---|---|---|---|---|")
-        for r in emulator_benchmark(games, frames, args.envs_per_core,
-                                    repeats=1 if args.quick else 3):
-            print(f"| {r['game']} | {r['where']} | {r['envs']} | {r['cule_fps']:,.0f} | "
-                  f"{r['ale_fps']:,.0f} | {r['ratio']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}] |",
-                  flush=True)
-        return
+
+def _gpu_line() -> str:
+    try:
+        import cupy
+
+        name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"].decode()
+        return f"GPU: {name}, cupy {cupy.__version__}"
+    except Exception as err:  # noqa: BLE001 - name what is known, measure anyway
+        return f"GPU: unknown ({type(err).__name__}: {err})"
+
+
+def _progress(line: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
+def _kernel_cache_note(what: str) -> None:
+    """One line before the first kernel use: a cold cache means minutes of compiling."""
+    from ._jit_cache import cache_root
+
+    root = cache_root()
+    files = sum(1 for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
+    _progress(f"loading the {what} kernels (the first run on a machine compiles them: several "
+              f"minutes; numba cache {root}, {files} files now)")
+
+
+def _free_gpu_memory() -> None:
+    import gc
+
+    gc.collect()
+    try:
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+    except Exception:  # noqa: BLE001 - nothing to free without cupy
+        pass
+
+
+def _device_sync(device: str):
+    """The callable that waits for `device` (None on the CPU: calls return finished)."""
+    if device == "cpu":
+        return None
+    import cupy
+
+    return lambda: cupy.cuda.Device().synchronize()
+
+
+def raw_frames_per_s(game: str, consoles: int, frames: int, *, device: str = "cuda",
+                     windows: int = 3, seed: int = 0, reset_every: int = 25,
+                     progress: Callable[[str], None] | None = None) -> dict:
+    """AtariEmulator act() frames/s: `consoles` consoles decorrelated by
+    DECORRELATION_FRAMES random minimal-set frames (game-over consoles reset every `reset_every`
+    frames), then `windows` timed runs of `frames` act() calls between two syncs, actions already
+    on the device. A run counts the consoles not at game over at its start times its frames (a
+    console at game over stops emulating); game-over consoles are reset between runs, untimed."""
+    from .emulator import AtariEmulator
+
+    say = progress or (lambda line: None)
+    sync = _device_sync(device) or (lambda: None)
+    emulator = AtariEmulator(game, consoles, device=device, seed=seed,
+                             repeat_action_probability=ss.AGENT_SETTINGS["repeat_action_probability"])
+    xp = emulator._batch.xp
+    actions = emulator.minimal_action_set()
+    rng = np.random.default_rng(seed)
+
+    def reset_over() -> int:
+        over = np.asarray(emulator._batch.host(emulator.game_over()))
+        if over.any():
+            emulator.reset(over)
+        return int(over.sum())
+
+    decorrelation = xp.asarray(actions[rng.integers(len(actions), size=(ss.DECORRELATION_FRAMES,
+                                                                        consoles))])
+    for frame in range(ss.DECORRELATION_FRAMES):
+        emulator.act(decorrelation[frame])
+        if (frame + 1) % reset_every == 0:
+            reset_over()
+    rates = []
+    for index in range(windows):
+        reset_over()
+        playing = consoles - int(np.asarray(emulator._batch.host(emulator.game_over())).sum())
+        rows = xp.asarray(actions[rng.integers(len(actions), size=(frames, consoles))])
+        sync()
+        start = time.perf_counter()
+        for row in rows:
+            emulator.act(row)
+        sync()
+        rates.append(playing * frames / (time.perf_counter() - start))
+        say(f"raw {game} {consoles} consoles: run {index + 1}/{windows} {rates[-1]:,.0f} frames/s")
+    return {"game": game, "consoles": consoles, "device": device, "frames": frames,
+            "frames_per_s": statistics.median(rates), "runs": rates}
+
+
+def device_benchmark(games: Sequence[str], consoles: int, ale_envs: int, *, device: str = "cuda",
+                     warmup_steps: int | None = None, window_steps: int = 100,
+                     ale_window_steps: int = 1000, windows: int = 3,
+                     time_budget: float | None = None, ale_threads: int | None = None,
+                     seed: int = 0, progress: Callable[[str], None] | None = None
+                     ) -> list[tuple[ss.SteadyStateResult, ss.SteadyStateResult]]:
+    """Per game, (cule_py on `device` at `consoles` consoles, ale-py's AtariVectorEnv with
+    `ale_envs` envs on `ale_threads` threads (None: every core)), each a steady-state
+    measurement (cule_py/steady_state.py), one after the other in this process."""
+    ale_threads = ale_threads or len(os.sched_getaffinity(0))
+    pairs = []
+    for game in games:
+        env = ss.make_cule_env(game, consoles, device=device)
+        try:
+            ours = ss.measure_vector_env(
+                env, game=game, label=f"cule_py {device}", backend=device,
+                warmup_steps=warmup_steps, window_steps=window_steps, windows=windows, seed=seed,
+                time_budget=time_budget, sync=_device_sync(device), progress=progress)
+        finally:
+            env.close()
+            del env
+            _free_gpu_memory()
+        env = ss.make_ale_env(game, ale_envs, threads=ale_threads)
+        try:
+            theirs = ss.measure_vector_env(
+                env, game=game, label=f"ale-py {ale_threads} threads", backend="cpu",
+                warmup_steps=warmup_steps, window_steps=ale_window_steps, windows=windows,
+                seed=seed, time_budget=time_budget, progress=progress, threads=ale_threads)
+        finally:
+            env.close()
+        pairs.append((ours, theirs))
+    return pairs
+
+
+def _share(result) -> str:
+    return "n/a" if result.reset_share is None else f"{result.reset_share:.1%}"
+
+
+def _warmup_text(result) -> str:
+    text = f"{result.warmup_steps}" + (f" (cut, target {result.warmup_target})"
+                                       if result.warmup_cut else "")
+    distinct = result.distinct_ram if result.distinct_ram is not None else \
+        result.distinct_observations
+    kind = "RAM" if result.distinct_ram is not None else "obs"
+    return text + ("" if distinct is None else f", {distinct}/{result.num_envs} distinct {kind}")
+
+
+def _device_table(pairs, raw_rows) -> str:
+    lines = ["| game | what | envs | agent steps/s | agent frames/s | x ale-py | episode ends/step | "
+             "episodes/window | reset share | warm-up steps |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for ours, theirs in pairs:
+        ratio = ours.frames_per_s / theirs.frames_per_s
+        for r, versus in ((ours, f"{ratio:.2f}"), (theirs, "1")):
+            what = f"cule_py {r.backend}" if r is ours else f"ale-py, {r.threads} threads"
+            lines.append(f"| {r.game} | {what} | {r.num_envs} | {r.agent_steps_per_s:,.0f} | "
+                         f"{r.frames_per_s:,.0f} | {versus} | {r.episode_ends_per_step:.3f} | "
+                         f"{r.episodes_per_window:.1f} | {_share(r)} | {_warmup_text(r)} |")
+        for raw in raw_rows:
+            if raw["game"] == ours.game:
+                lines.append(f"| {raw['game']} | cule_py {raw['device']} raw act() | "
+                             f"{raw['consoles']} | | {raw['frames_per_s']:,.0f} (raw) | "
+                             f"{raw['frames_per_s'] / theirs.frames_per_s:.2f} (raw vs agent) "
+                             f"| | | | |")
+    return "\n".join(lines)
+
+
+def _write_json(path: str | None, record: dict) -> None:
+    if path:
+        with open(path, "w") as f:
+            json.dump(record, f, indent=1)
+        _progress(f"results written to {path}")
+
+
+def _gpu_main(args) -> None:
+    import ale_py
+
+    quick = args.quick
+    games = (args.games or ["pong", "breakout"])[: 1 if quick else None]
+    consoles = 256 if quick else args.consoles
+    ale_envs = 8 if quick else args.ale_envs
+    warmup = 75 if quick else args.warmup_steps
+    windows = 2 if quick else args.windows
+    window_steps = 20 if quick else (args.window_steps or 100)
+    ale_window_steps = 20 if quick else args.ale_window_steps
+    print("cule_py AtariVectorEnv on the GPU vs ale-py AtariVectorEnv on every CPU core: "
+          "steady-state agent throughput, same run")
+    print(_machine_line() + f", ale-py {ale_py.__version__}")
+    print(_gpu_line())
+    print("frameskip 4, 84x84 grayscale, stack 4, noop_max 30, fire reset, NextStep autoreset, "
+          "sticky 0.25, random actions; warm-up per game (pong 1000, breakout 250, others 300 "
+          "steps) unless set; median of the timed windows; reset share: autoreset launches' GPU "
+          "time (CUDA events) over the windows' time; ale-py's is not measurable from outside")
+    _kernel_cache_note("CUDA")
+    pairs = device_benchmark(games, consoles, ale_envs, warmup_steps=warmup,
+                             window_steps=window_steps, ale_window_steps=ale_window_steps,
+                             windows=windows, time_budget=args.warmup_budget,
+                             progress=_progress)
+    raw_rows = []
+    if args.raw:
+        for game in games:
+            raw_rows.append(raw_frames_per_s(game, consoles, 50 if quick else args.raw_frames,
+                                             windows=windows, progress=_progress))
+            _free_gpu_memory()
+    print(_device_table(pairs, raw_rows))
+    for result in (r for pair in pairs for r in pair):
+        print(f"{result.game}, {result.label}: set-up (reset, first step) "
+              f"{result.setup_seconds:.1f} s, warm-up {result.warmup_seconds:.1f} s, "
+              f"decorrelated {'yes' if result.decorrelated else 'NO'}"
+              + "".join(f"; {note}" for note in result.notes))
+    sys.stdout.flush()
+    _write_json(args.json, {"mode": "gpu", "machine": _machine_line(), "gpu": _gpu_line(),
+                            "results": [[o.as_dict(), t.as_dict()] for o, t in pairs],
+                            "raw": raw_rows})
+
+
+def _cpu_main(args) -> None:
+    import ale_py
+
+    quick = args.quick
+    games = (args.games or ["pong", "breakout"])[: 1 if quick else None]
+    rounds = 1 if quick else args.rounds
+    envs_per_core = 2 if quick else args.envs_per_core
+    window_steps = 20 if quick else (args.window_steps or 200)
+    windows = 2 if quick else args.windows
+    warmup = 75 if quick else args.warmup_steps
+    cores = ss.available_cores()
+    print("cule_py AtariVectorEnv vs ale-py AtariVectorEnv on the CPU: steady-state agent steps "
+          "per second, same cores, same run")
+    print(_machine_line() + f", ale-py {ale_py.__version__}, load average "
+          f"{os.getloadavg()[0]:.2f}")
+    if gpu_available():
+        print("a GPU is present: measured by `python -m cule_py` without --cpu")
+    print(f"frameskip 4, 84x84 grayscale, stack 4, noop_max 30, fire reset, NextStep autoreset, "
+          f"sticky 0.25, random actions; {envs_per_core} envs per core, threads = cores; "
+          f"warm-up {'per game (pong 1000, breakout 250, others 300)' if warmup is None else warmup}"
+          f" steps, then {windows} windows of {window_steps} steps, median window; {rounds} "
+          f"paired round(s), order alternating; ratio: median [range] of the rounds' ratios; "
+          f"reset share: seconds in cule_py's autoreset kernels over the windows' seconds "
+          f"(ale-py's: not measurable from outside, n/a)")
+    _kernel_cache_note("CPU")
+    comparisons = ss.compare_cpu(games, envs_per_core=envs_per_core,
+                                 cores_list=sorted({1, cores}), rounds=rounds,
+                                 warmup_steps=warmup, window_steps=window_steps, windows=windows,
+                                 time_budget=args.warmup_budget, progress=_progress)
+    print(ss.comparison_table(comparisons))
+    for line in ss.comparison_notes(comparisons):
+        print(line)
+    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
+    _write_json(args.json, {"mode": "cpu", "machine": _machine_line(),
+                            "results": [c.as_dict() for c in comparisons]})
+
+
+def _emulator_main(args) -> None:
+    import ale_py
+
+    frames = 300 if args.quick else args.frames
+    games = (args.games or ["breakout", "pong", "seaquest"])[: 1 if args.quick else None]
+    print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
+    print(_machine_line() + f", ale-py {ale_py.__version__}")
+    print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
+          f"{args.envs_per_core} consoles per core; "
+          + ("one round (--quick)" if args.quick else
+             f"{args.rounds} rounds of one run each side, back to back; ratio: median [range] of "
+             f"the rounds'"))
+    print("| game | where | consoles | cule_py fps (median) | ale-py fps (median) | ratio |")
+    print("|---|---|---|---|---|---|")
+    for r in emulator_benchmark(games, frames, args.envs_per_core,
+                                repeats=1 if args.quick else args.rounds):
+        print(f"| {r['game']} | {r['where']} | {r['envs']} | {r['cule_fps']:,.0f} | "
+              f"{r['ale_fps']:,.0f} | {r['ratio']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}] |",
+              flush=True)
+
+
+def _core_main(args) -> None:
     import numba
 
     instructions = 200_000 if args.quick else args.instructions
@@ -270,6 +530,57 @@ def main(argv=None) -> None:
     print(f"{'where':<16}{'machines':>10}{'M instr/s':>12}{'M cycles/s':>12}")
     for label, r in rows:
         print(f"{label:<16}{r['machines']:>10}{r['instr_per_s'] / 1e6:>12.1f}{r['cycles_per_s'] / 1e6:>12.1f}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--core", action="store_true", help="benchmark the 6507 core alone")
+    mode.add_argument("--emulator", action="store_true",
+                      help="AtariEmulator frames/s per core and on all cores against ale-py "
+                           "ALEInterfaces (the earlier default)")
+    mode.add_argument("--cpu", action="store_true",
+                      help="the CPU steady-state comparison even when a GPU is present")
+    parser.add_argument("--games", nargs="+", default=None,
+                        help="default: pong breakout (--emulator: breakout pong seaquest)")
+    parser.add_argument("--quick", action="store_true", help="a few seconds, for smoke tests")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="CPU and --emulator: paired rounds per game and core count")
+    parser.add_argument("--envs-per-core", type=int, default=16)
+    parser.add_argument("--warmup-steps", type=int, default=None,
+                        help="steady state: warm-up steps (default per game: pong 1000, "
+                             "breakout 250, others 300)")
+    parser.add_argument("--warmup-budget", type=float, default=None, metavar="SECONDS",
+                        help="steady state: cut a warm-up longer than this (never below 300 "
+                             "frames); the output says so")
+    parser.add_argument("--window-steps", type=int, default=None,
+                        help="steady state: steps per timed window (CPU 200, GPU 100)")
+    parser.add_argument("--windows", type=int, default=3, help="steady state: timed windows")
+    parser.add_argument("--consoles", type=int, default=16384, help="GPU: cule_py's consoles")
+    parser.add_argument("--ale-envs", type=int, default=64,
+                        help="GPU run: ale-py AtariVectorEnv's num_envs on every core")
+    parser.add_argument("--ale-window-steps", type=int, default=1000,
+                        help="GPU run: ale-py's steps per timed window")
+    parser.add_argument("--raw", action="store_true",
+                        help="GPU run: also raw AtariEmulator act() frames/s")
+    parser.add_argument("--raw-frames", type=int, default=200,
+                        help="--raw: act() calls per timed run")
+    parser.add_argument("--json", default=None, metavar="PATH",
+                        help="steady state: also write every result (windows included) as JSON")
+    parser.add_argument("--frames", type=int, default=3000,
+                        help="--emulator: timed frames per console (ours) and per ALE")
+    parser.add_argument("--instructions", type=int, default=2_000_000,
+                        help="--core: instructions per machine per timed run (CPU)")
+    parser.add_argument("--model", default="ale", choices=flat6502.MODELS)
+    args = parser.parse_args(argv)
+    if args.core:
+        _core_main(args)
+    elif args.emulator:
+        _emulator_main(args)
+    elif gpu_available() and not args.cpu:
+        _gpu_main(args)
+    else:
+        _cpu_main(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,480 @@
+"""Steady-state throughput: the one harness behind every throughput figure of cule_py.
+
+A figure is taken in steady state, the state a long training run spends its time in:
+  * decorrelated consoles: at least 300 random frames (75 agent steps at frameskip 4) before
+    timing, checked by counting distinct RAM hashes across consoles where RAM is reachable
+    (cule_py) and distinct observations where they are host arrays (both sides); at least
+    DISTINCT_SHARE_MIN of them distinct (a few Pong consoles stay identical: see there);
+  * warmed up past a typical episode, so that episodes end (and consoles reset) throughout the
+    timed windows, as they do in training: a random agent ends a Pong episode about every 950
+    agent steps and Breakout about every 180 (`default_warmup_steps`). A time budget may cut the
+    warm-up short (never below the 300 frames); the result records the target and what was done;
+  * several timed windows of random actions, each reporting its steps, seconds, episode ends and,
+    for cule_py's env, the seconds its autoreset launches took (the reset share). ale-py's reset
+    time cannot be seen from outside its env: its reset share is None.
+
+    env = make_cule_env("breakout", 16, threads=1)
+    result = measure_vector_env(env, game="breakout", label="cule_py", backend="cpu",
+                                warmup_steps=250, window_steps=200)
+    result.agent_steps_per_s, result.episode_ends_per_step, result.reset_share
+
+`compare_cpu` pairs cule_py's AtariVectorEnv with ale-py's on the same cores in the same run;
+`python -m cule_py` (cule_py/bench.py) prints it, or the GPU figures when a GPU is present.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = ["Window", "SteadyStateResult", "PairedComparison", "measure_vector_env",
+           "make_cule_env", "make_ale_env", "compare_cpu", "comparison_table", "comparison_notes",
+           "default_warmup_steps", "available_cores", "AGENT_SETTINGS", "DECORRELATION_FRAMES",
+           "DISTINCT_SHARE_MIN"]
+
+# Random frames every console plays before timing: enough for sticky actions and noop starts to
+# have sent each console its own way (the issue's bar; checked by `distinct_ram`).
+DECORRELATION_FRAMES = 300
+# Distinct RAM needed across consoles after the warm-up. Not all: measured on Pong (256 consoles,
+# random actions), 247 distinct after 75 steps and still 253-254 after 150-400 steps; each
+# duplicate pair shares its episode frame number (the same noop start) and stays identical,
+# so more warm-up does not remove them.
+DISTINCT_SHARE_MIN = 0.95
+
+# Warm-up targets in agent steps: past a random agent's typical episode (Pong ~950 steps,
+# Breakout ~180), so that the timed windows see episodes end at their steady rate.
+WARMUP_STEPS = {"pong": 1000, "breakout": 250}
+OTHER_GAMES_WARMUP_STEPS = 300
+
+# ale-py AtariVectorEnv's defaults, with v5's sticky actions: the settings both sides run with.
+AGENT_SETTINGS: dict[str, Any] = dict(
+    frameskip=4, img_height=84, img_width=84, grayscale=True, stack_num=4, maxpool=True,
+    noop_max=30, use_fire_reset=True, episodic_life=False, reward_clipping=True,
+    max_num_frames_per_episode=108000, autoreset_mode="NextStep",
+    repeat_action_probability=0.25)
+
+PROGRESS_EVERY_S = 5.0
+
+# Consoles that all start at once end their first episodes in a bunch (Pong's episodes vary
+# little in length: measured, the first ends of 16 consoles all fell in the first window after a
+# 1000-step warm-up). The warm-up therefore restarts the consoles in groups at evenly spaced
+# steps: group k (console i is in group i % STAGGER_GROUPS) is reset at step k * target /
+# STAGGER_GROUPS, so that after the warm-up the episodes' ages spread over the whole target and
+# episodes end at their steady rate from the first window on.
+STAGGER_GROUPS = 8
+
+
+def default_warmup_steps(game: str) -> int:
+    """Warm-up agent steps for `game`: past a random agent's typical episode (see module doc)."""
+    return WARMUP_STEPS.get(game, OTHER_GAMES_WARMUP_STEPS)
+
+
+def available_cores() -> int:
+    """The cores this process may run on, at most the threads numba was started with."""
+    import numba
+
+    return max(1, min(len(os.sched_getaffinity(0)), numba.config.NUMBA_NUM_THREADS))
+
+
+@dataclass
+class Window:
+    """One timed window: `steps` batch steps in `seconds`, `episode_ends` sub-environment
+    episodes ended (terminated or truncated) in it, `reset_seconds` spent in autoresets (None:
+    not measurable for this env)."""
+
+    steps: int
+    seconds: float
+    episode_ends: int
+    reset_seconds: float | None
+
+
+@dataclass
+class SteadyStateResult:
+    """One steady-state measurement of one env (see module doc). Steps count batch steps; agent
+    steps are batch steps x num_envs."""
+
+    label: str
+    backend: str
+    game: str
+    num_envs: int
+    threads: int | None
+    frameskip: int
+    warmup_steps: int            # batch steps played before timing (the first one included)
+    warmup_target: int           # what was asked for; more than warmup_steps: the budget cut it
+    distinct_ram: int | None     # distinct RAM hashes across consoles after warm-up (None: unreachable)
+    windows: list[Window]
+    distinct_observations: int | None = None   # distinct observations (host arrays only)
+    setup_seconds: float = 0.0   # reset + first step: kernels load (or compile) here
+    warmup_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def agent_steps_per_s(self) -> float:
+        """Median over windows of steps x num_envs / seconds."""
+        return statistics.median(w.steps * self.num_envs / w.seconds for w in self.windows)
+
+    @property
+    def frames_per_s(self) -> float:
+        """Agent frames/s: agent steps/s x frameskip."""
+        return self.agent_steps_per_s * self.frameskip
+
+    @property
+    def episode_ends_per_step(self) -> float:
+        """Episodes ended per batch step, over all windows."""
+        return sum(w.episode_ends for w in self.windows) / sum(w.steps for w in self.windows)
+
+    @property
+    def episodes_per_window(self) -> float:
+        """Mean episodes ended per window (each window's count is in `windows`)."""
+        return sum(w.episode_ends for w in self.windows) / len(self.windows)
+
+    @property
+    def reset_share(self) -> float | None:
+        """Share of the timed seconds spent in autoresets; None where not measurable."""
+        if any(w.reset_seconds is None for w in self.windows):
+            return None
+        return sum(w.reset_seconds for w in self.windows) / sum(w.seconds for w in self.windows)
+
+    @property
+    def warmup_cut(self) -> bool:
+        """True when the time budget stopped the warm-up before its target."""
+        return self.warmup_steps < self.warmup_target
+
+    @property
+    def decorrelated(self) -> bool:
+        """>= DECORRELATION_FRAMES frames played before timing, and at least DISTINCT_SHARE_MIN
+        of the consoles' RAM distinct (where RAM is unreachable: of the observations, where
+        known)."""
+        distinct = self.distinct_ram if self.distinct_ram is not None else \
+            self.distinct_observations
+        return (self.warmup_steps * self.frameskip >= DECORRELATION_FRAMES
+                and (distinct is None or distinct >= DISTINCT_SHARE_MIN * self.num_envs))
+
+    def as_dict(self) -> dict:
+        """Every field and derived figure, JSON-able."""
+        out = asdict(self)
+        for name in ("agent_steps_per_s", "frames_per_s", "episode_ends_per_step",
+                     "episodes_per_window", "reset_share", "warmup_cut", "decorrelated"):
+            out[name] = getattr(self, name)
+        return out
+
+
+class _EndCounter:
+    """Episode ends (terminated | truncated) summed over steps. Device (cupy) arrays are summed on
+    the device and read back only in `total`, so counting adds no host sync to a step."""
+
+    def __init__(self):
+        self._host = 0
+        self._device: list = []
+
+    def add(self, terminated, truncated) -> None:
+        ended = terminated | truncated
+        if hasattr(ended, "__cuda_array_interface__"):
+            self._device.append(ended.sum())
+        else:
+            self._host += int(np.count_nonzero(ended))
+
+    def total(self) -> int:
+        """The ends so far (reads device counts back once: they are folded into the host sum)."""
+        self._host += sum(int(part) for part in self._device)
+        self._device.clear()
+        return self._host
+
+
+def _distinct_rows(rows: np.ndarray) -> int:
+    return len({hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+                for row in rows.reshape(len(rows), -1)})
+
+
+def _distinct_ram(env) -> int | None:
+    """Distinct RAM contents across cule_py's consoles (128 bytes each, a small copy even from a
+    GPU); None for envs whose RAM is not reachable (ale-py's vector env)."""
+    batch = getattr(env, "_batch", None)
+    if batch is None:
+        return None
+    return _distinct_rows(np.ascontiguousarray(batch.host(batch.ram)))
+
+
+def _distinct_observations(observations) -> int | None:
+    """Distinct observations across sub-environments when they are host arrays (on a GPU they
+    would be gigabytes to copy; RAM answers there)."""
+    if not isinstance(observations, np.ndarray) or hasattr(observations,
+                                                           "__cuda_array_interface__"):
+        return None
+    return _distinct_rows(np.ascontiguousarray(observations))
+
+
+def _frameskip_of(env) -> int:
+    """cule_py's fixed frameskip from its config; AGENT_SETTINGS' for other envs."""
+    cfg = getattr(env, "_cfg", None)
+    if cfg is not None:
+        from .kernels import agent_step as K
+
+        host = np.asarray(env._batch.host(cfg))
+        lo, hi = int(host[K.C_SKIP_LO]), int(host[K.C_SKIP_HI])
+        if hi != lo + 1:
+            raise ValueError("a frameskip range has no single frames-per-step figure: pass "
+                             "frameskip= to measure_vector_env")
+        return lo
+    return int(AGENT_SETTINGS["frameskip"])
+
+
+def measure_vector_env(env, *, game: str, label: str, backend: str,
+                       warmup_steps: int | None = None, window_steps: int = 200,
+                       windows: int = 3, seed: int = 0, time_budget: float | None = None,
+                       sync: Callable[[], None] | None = None,
+                       progress: Callable[[str], None] | None = None,
+                       threads: int | None = None,
+                       frameskip: int | None = None) -> SteadyStateResult:
+    """Steady-state throughput of a Gymnasium vector env (cule_py's or ale-py's AtariVectorEnv)
+    under random actions: reset(seed=seed), one untimed first step (kernels load here), warm-up to
+    `warmup_steps` (None: `default_warmup_steps(game)`; `time_budget` seconds may cut it, never
+    below DECORRELATION_FRAMES), the decorrelation count, then `windows` timed windows of
+    `window_steps` steps. `sync` runs before starting and before stopping each timer (a GPU's
+    synchronize); `progress` receives a line now and then; `threads` is recorded as given;
+    `frameskip` (None: read from a cule_py env, else AGENT_SETTINGS') turns steps into frames.
+    The warm-up restarts the consoles in STAGGER_GROUPS groups at evenly spaced steps (see
+    there), through reset(options={"reset_mask": ...}), which both AtariVectorEnvs take.
+    cule_py's env has its autoreset launches timed during the windows only."""
+    say = progress or (lambda line: None)
+    sync = sync or (lambda: None)
+    if window_steps < 1 or windows < 1:
+        raise ValueError("window_steps and windows must be >= 1")
+    target = default_warmup_steps(game) if warmup_steps is None else int(warmup_steps)
+    skip = _frameskip_of(env) if frameskip is None else int(frameskip)
+    floor = min(target, math.ceil(DECORRELATION_FRAMES / skip))
+    n = env.num_envs
+    actions_n = int(env.single_action_space.n)
+    rng = np.random.default_rng(seed)
+    notes = []
+    timed_resets = hasattr(env, "_time_autoresets")
+    if not timed_resets:
+        notes.append("reset share unknown: this env's reset time is not visible from outside")
+
+    # A GPU env gets each batch of actions uploaded in one copy before it is played (outside the
+    # timers), as a GPU policy hands them over: a host array per step would be a pageable copy,
+    # which makes every step wait for the one before.
+    xp = getattr(env, "xp", np)
+
+    def random_actions(rows: int):
+        actions = rng.integers(0, actions_n, (rows, n), dtype=np.int64)
+        return actions if xp is np else xp.asarray(actions)
+
+    say(f"{label}: {game}, {n} envs, reset(seed={seed}) and a first step")
+    start = time.perf_counter()
+    env.reset(seed=seed)
+    observations = env.step(random_actions(1)[0])[0]
+    sync()
+    setup = time.perf_counter() - start
+    say(f"{label}: reset and first step took {setup:.1f} s; warm-up to {target} steps")
+
+    done, ends = 1, _EndCounter()
+    start = last_note = time.perf_counter()
+    chunk: list = []
+    restarts = {max(2, round(k * target / STAGGER_GROUPS)): k for k in range(1, STAGGER_GROUPS)}
+    group = np.arange(n) % STAGGER_GROUPS
+    while done < target:
+        now = time.perf_counter()
+        if time_budget is not None and now - start > time_budget and done >= floor:
+            notes.append(f"warm-up cut by the {time_budget:g} s budget at {done} of {target} "
+                         f"steps")
+            break
+        if now - last_note > PROGRESS_EVERY_S:
+            last_note = now
+            say(f"{label}: warm-up {done}/{target} steps, {ends.total()} episode ends, "
+                f"~{(done - 1) * n / (now - start):,.0f} agent steps/s")
+        if done in restarts and target > STAGGER_GROUPS:
+            env.reset(options={"reset_mask": group == restarts[done]})
+        if not chunk:
+            chunk = list(random_actions(min(64, target - done)))[::-1]
+        observations, _, terminated, truncated, _ = env.step(chunk.pop())
+        ends.add(terminated, truncated)
+        done += 1
+    sync()
+    warmup_seconds = time.perf_counter() - start
+    distinct_ram = _distinct_ram(env)
+    distinct_obs = _distinct_observations(observations)
+    say(f"{label}: warm-up {done} steps in {warmup_seconds:.1f} s, {ends.total()} episode ends; "
+        f"of {n} consoles, distinct RAM {'n/a' if distinct_ram is None else distinct_ram}, "
+        f"distinct observations {'n/a' if distinct_obs is None else distinct_obs}")
+
+    measured = []
+    if timed_resets:
+        env._time_autoresets(True)
+    try:
+        for index in range(windows):
+            rows = random_actions(window_steps)
+            ends = _EndCounter()
+            sync()
+            if timed_resets:
+                env._autoreset_seconds()          # drop anything before this window
+            start = time.perf_counter()
+            for row in rows:
+                _, _, terminated, truncated, _ = env.step(row)
+                ends.add(terminated, truncated)
+            sync()
+            seconds = time.perf_counter() - start
+            reset_seconds = env._autoreset_seconds() if timed_resets else None
+            window = Window(window_steps, seconds, ends.total(), reset_seconds)
+            measured.append(window)
+            say(f"{label}: window {index + 1}/{windows}: {window_steps * n / seconds:,.0f} agent "
+                f"steps/s, {window.episode_ends} episode ends"
+                + ("" if reset_seconds is None else f", resets {reset_seconds / seconds:.1%}"))
+    finally:
+        if timed_resets:
+            env._time_autoresets(False)
+    return SteadyStateResult(label=label, backend=backend, game=game, num_envs=n,
+                             threads=threads, frameskip=skip, warmup_steps=done,
+                             warmup_target=target, distinct_ram=distinct_ram, windows=measured,
+                             distinct_observations=distinct_obs, setup_seconds=setup,
+                             warmup_seconds=warmup_seconds, notes=notes)
+
+
+def make_cule_env(game: str, num_envs: int, device: str = "cpu", threads: int | None = None,
+                  **overrides):
+    """cule_py's AtariVectorEnv with AGENT_SETTINGS (ale-py's defaults, sticky actions 0.25),
+    `overrides` on top; `threads`: numba threads for its launches (None: automatic)."""
+    from .vector import AtariVectorEnv
+
+    settings = {**AGENT_SETTINGS, **overrides}
+    return AtariVectorEnv(game, num_envs, device=device, num_threads=threads or 0, **settings)
+
+
+def make_ale_env(game: str, num_envs: int, threads: int | None = None, **overrides):
+    """ale-py's AtariVectorEnv with the same AGENT_SETTINGS, `overrides` on top; `threads`: its
+    num_threads (None: ale-py's automatic choice)."""
+    import ale_py
+    from ale_py.vector_env import AtariVectorEnv
+
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)   # no banner per env
+    settings = {**AGENT_SETTINGS, **overrides}
+    return AtariVectorEnv(game, num_envs, num_threads=threads or 0, **settings)
+
+
+SIDE_NAMES = {"cule_py": "cule_py", "ale_py": "ale-py"}
+
+
+@dataclass
+class PairedComparison:
+    """`rounds` paired steady-state measurements of cule_py and ale-py, one game and core count:
+    round i's two results ran back to back, so their ratio compares like with like on a host
+    whose speed drifts."""
+
+    game: str
+    cores: int
+    num_envs: int
+    cule_py: list[SteadyStateResult]
+    ale_py: list[SteadyStateResult]
+
+    @property
+    def ratios(self) -> list[float]:
+        """cule_py / ale-py agent steps/s, per round."""
+        return [c.agent_steps_per_s / a.agent_steps_per_s for c, a in zip(self.cule_py, self.ale_py)]
+
+    def median(self, side: str, figure: str) -> float | None:
+        """Median over rounds of one side's ("cule_py" or "ale_py") figure (a result property)."""
+        values = [getattr(r, figure) for r in getattr(self, side)]
+        if any(v is None for v in values):
+            return None
+        return statistics.median(values)
+
+    def as_dict(self) -> dict:
+        """The rounds' results and the medians, JSON-able."""
+        ratios = self.ratios
+        out = {"game": self.game, "cores": self.cores, "num_envs": self.num_envs,
+               "ratio": statistics.median(ratios), "ratio_min": min(ratios),
+               "ratio_max": max(ratios), "ratios": ratios}
+        for side in ("cule_py", "ale_py"):
+            out[side] = {figure: self.median(side, figure)
+                         for figure in ("agent_steps_per_s", "frames_per_s",
+                                        "episode_ends_per_step", "reset_share")}
+            out[side]["rounds"] = [r.as_dict() for r in getattr(self, side)]
+        return out
+
+
+def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
+                cores_list: Sequence[int] | None = None, rounds: int = 3,
+                warmup_steps: int | None = None, window_steps: int = 200, windows: int = 3,
+                seed: int = 0, time_budget: float | None = None,
+                progress: Callable[[str], None] | None = None) -> list[PairedComparison]:
+    """cule_py's AtariVectorEnv against ale-py's on the CPU, steady state, per game and core
+    count (default: 1 and `available_cores()`): `rounds` paired rounds, cule_py then ale-py with
+    the order alternating per round, each side a fresh env of envs_per_core x cores envs on
+    `cores` threads and a full `measure_vector_env` (warm-up None: per-game default)."""
+    if cores_list is None:
+        cores_list = sorted({1, available_cores()})
+    comparisons = []
+    for game in games:
+        for cores in cores_list:
+            num_envs = envs_per_core * cores
+            results: dict[str, list[SteadyStateResult]] = {"cule_py": [], "ale_py": []}
+            for round_ in range(rounds):
+                order = ("ale_py", "cule_py") if round_ % 2 else ("cule_py", "ale_py")
+                for side in order:
+                    make = make_cule_env if side == "cule_py" else make_ale_env
+                    env = make(game, num_envs, threads=cores)
+                    try:
+                        results[side].append(measure_vector_env(
+                            env, game=game,
+                            label=f"{SIDE_NAMES[side]} {cores} core(s) round {round_ + 1}",
+                            backend="cpu", warmup_steps=warmup_steps,
+                            window_steps=window_steps, windows=windows, seed=seed + round_,
+                            time_budget=time_budget, progress=progress, threads=cores))
+                    finally:
+                        env.close()
+            comparisons.append(PairedComparison(game, cores, num_envs, results["cule_py"],
+                                                results["ale_py"]))
+    return comparisons
+
+
+def comparison_table(comparisons: Sequence[PairedComparison]) -> str:
+    """A markdown table of `compare_cpu`'s results: medians over rounds, the ratio's median
+    [min, max] over rounds; ale-py's reset share is not measurable (n/a)."""
+    lines = ["| game | cores | envs | cule_py steps/s | ale-py steps/s | ratio [range] | "
+             "cule_py frames/s | ale-py frames/s | ends/step cule_py | ends/step ale-py | "
+             "cule_py reset share | warm-up steps |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in comparisons:
+        ratios = c.ratios
+        share = c.median("cule_py", "reset_share")
+        warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py})
+        lines.append(
+            f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
+            f"{c.median('ale_py', 'agent_steps_per_s'):,.0f} | {statistics.median(ratios):.2f} "
+            f"[{min(ratios):.2f}, {max(ratios):.2f}] | {c.median('cule_py', 'frames_per_s'):,.0f} | "
+            f"{c.median('ale_py', 'frames_per_s'):,.0f} | "
+            f"{c.median('cule_py', 'episode_ends_per_step'):.3f} | "
+            f"{c.median('ale_py', 'episode_ends_per_step'):.3f} | "
+            f"{'n/a' if share is None else f'{share:.1%}'} | "
+            f"{', '.join(map(str, warmups))} |")
+    return "\n".join(lines)
+
+
+def comparison_notes(comparisons: Sequence[PairedComparison]) -> list[str]:
+    """Lines on what the table hides: warm-ups the budget cut, results not decorrelated, and the
+    fewest distinct RAM contents / observations seen after a warm-up."""
+    lines = []
+    for c in comparisons:
+        for r in c.cule_py + c.ale_py:
+            where = f"{c.game}, {c.cores} core(s), {r.label}"
+            if r.warmup_cut:
+                lines.append(f"{where}: warm-up cut at {r.warmup_steps} of {r.warmup_target} steps")
+            if not r.decorrelated:
+                lines.append(f"{where}: NOT decorrelated ({r.warmup_steps * r.frameskip} frames, "
+                             f"distinct RAM {r.distinct_ram}, observations "
+                             f"{r.distinct_observations} of {r.num_envs})")
+        ram = [r.distinct_ram for r in c.cule_py if r.distinct_ram is not None]
+        obs = [r.distinct_observations for r in c.cule_py + c.ale_py
+               if r.distinct_observations is not None]
+        lines.append(f"{c.game}, {c.cores} core(s), {c.num_envs} envs: after warm-up, fewest "
+                     f"distinct RAM {min(ram) if ram else 'n/a'} (cule_py), fewest distinct "
+                     f"observations {min(obs) if obs else 'n/a'} (both); per-round ratios "
+                     f"{', '.join(f'{x:.2f}' for x in c.ratios)}")
+    return lines
