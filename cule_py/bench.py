@@ -140,7 +140,9 @@ def _ale_worker(args):
     ale.loadROM(str(path))
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
-    for a in rng.integers(len(actions), size=200):          # same warm-up as ours
+    from .steady_state import DECORRELATION_FRAMES
+
+    for a in rng.integers(len(actions), size=DECORRELATION_FRAMES):   # as ours (measure_emulator)
         ale.act(actions[a])
         if ale.game_over():
             ale.reset_game()
@@ -174,30 +176,19 @@ def ale_fps(game: str, frames: int, processes: int = 1) -> float:
 
 
 def cule_fps(game: str, envs: int, frames: int, threads: int) -> float:
-    """AtariEmulator frames/s: `envs` consoles, numba on `threads` threads."""
+    """AtariEmulator frames/s: `envs` consoles, numba on `threads` threads, one steady-state
+    window of `frames` frames (cule_py.steady_state.measure_emulator: game-over consoles reset
+    before their next frame, as ale-py's loop in _ale_worker does)."""
     import numba
 
     from .emulator import AtariEmulator
+    from .steady_state import measure_emulator
 
     numba.set_num_threads(threads)
     emulator = AtariEmulator(game, envs, seed=100, repeat_action_probability=STICKY)
-    actions = emulator.minimal_action_set()
-    rng = np.random.default_rng(0)
-    for _ in range(200):                                     # decorrelate the consoles
-        emulator.act(actions[rng.integers(len(actions), size=envs)])
-        over = emulator.game_over()
-        if over.any():
-            emulator.reset(over)
-    sequence = actions[rng.integers(len(actions), size=(frames, envs))]
-    counted = 0
-    start = time.perf_counter()
-    for row in sequence:
-        over = emulator.game_over()
-        if over.any():
-            emulator.reset(over)          # a fresh episode: every console plays this frame
-        counted += envs
-        emulator.act(row)
-    return counted / (time.perf_counter() - start)
+    result = measure_emulator(emulator, game=game, label="cule_py", backend="cpu",
+                              window_frames=frames, windows=1, reset_every=1, threads=threads)
+    return result.frames_per_s
 
 
 def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3) -> list[dict]:

@@ -35,6 +35,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 __all__ = ["Window", "SteadyStateResult", "PairedComparison", "measure_vector_env",
+           "measure_emulator",
            "make_cule_env", "make_ale_env", "compare_cpu", "comparison_table", "comparison_notes",
            "default_warmup_steps", "available_cores", "AGENT_SETTINGS", "DECORRELATION_FRAMES",
            "DISTINCT_SHARE_MIN"]
@@ -93,6 +94,12 @@ class Window:
     seconds: float
     episode_ends: int
     reset_seconds: float | None
+    # Sub-environment steps played in the window where not every console plays every step (raw
+    # frames: a console at game over waits for its reset); None: steps x num_envs.
+    console_steps: int | None = None
+
+    def played(self, num_envs: int) -> int:
+        return self.steps * num_envs if self.console_steps is None else self.console_steps
 
 
 @dataclass
@@ -117,8 +124,8 @@ class SteadyStateResult:
 
     @property
     def agent_steps_per_s(self) -> float:
-        """Median over windows of steps x num_envs / seconds."""
-        return statistics.median(w.steps * self.num_envs / w.seconds for w in self.windows)
+        """Median over windows of the sub-environment steps played / seconds."""
+        return statistics.median(w.played(self.num_envs) / w.seconds for w in self.windows)
 
     @property
     def frames_per_s(self) -> float:
@@ -335,6 +342,118 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
                              warmup_target=target, distinct_ram=distinct_ram, windows=measured,
                              distinct_observations=distinct_obs, setup_seconds=setup,
                              warmup_seconds=warmup_seconds, notes=notes)
+
+
+def measure_emulator(emulator, *, game: str, label: str, backend: str,
+                     warmup_frames: int = DECORRELATION_FRAMES, window_frames: int = 200,
+                     windows: int = 3, reset_every: int = 1, seed: int = 0,
+                     time_budget: float | None = None, sync: Callable[[], None] | None = None,
+                     progress: Callable[[str], None] | None = None,
+                     threads: int | None = None) -> SteadyStateResult:
+    """Raw frames in steady state: `emulator.act` (cule_py's AtariEmulator on either device), one
+    frame per console per call, random minimal-set actions, consoles at game
+    over reset every `reset_every` frames (1: before the next frame, as ALE's own loop does; on a
+    GPU a reset reads the flags back, so a cadence keeps the host from waiting every frame).
+    `warmup_frames` (>= DECORRELATION_FRAMES unless a `time_budget` cuts it) decorrelate the
+    consoles, then `windows` timed windows of `window_frames` frames count the frames of consoles
+    not at game over (a console at game over does not emulate) and the time spent in resets
+    (CUDA events around them on a GPU). A "step" of the result is one frame (frameskip 1)."""
+    say = progress or (lambda line: None)
+    sync = sync or (lambda: None)
+    n = emulator.num_envs
+    xp = getattr(emulator, "xp", None) or np
+    on_device = xp is not np
+    clock = _ResetClock(xp if on_device else None)
+    actions = np.asarray(emulator.minimal_action_set())
+    rng = np.random.default_rng(seed)
+
+    def action_rows(rows: int):
+        host = actions[rng.integers(0, len(actions), (rows, n))]
+        return host if not on_device else xp.asarray(host)
+
+    def reset_over() -> int:
+        over = emulator.game_over()
+        over = over.get() if on_device else np.asarray(over)
+        if over.any():
+            clock.time(emulator.reset, over)
+        return int(over.sum())
+
+    def play(rows, counted: list | None) -> int:
+        resets = 0
+        for index, row in enumerate(rows):
+            if counted is not None:
+                counted.append(n - emulator.game_over().sum())
+            emulator.act(row)
+            if (index + 1) % reset_every == 0:
+                resets += reset_over()
+        return resets
+
+    say(f"{label}: {game}, {n} consoles, warm-up to {warmup_frames} frames")
+    start = time.perf_counter()
+    done, notes = 0, []
+    while done < warmup_frames:
+        if time_budget is not None and time.perf_counter() - start > time_budget:
+            notes.append(f"warm-up cut by the {time_budget:g} s budget at {done} of "
+                         f"{warmup_frames} frames")
+            break
+        chunk = min(50, warmup_frames - done)
+        play(action_rows(chunk), None)
+        done += chunk
+    reset_over()
+    sync()
+    warmup_seconds = time.perf_counter() - start
+    distinct = _distinct_rows(np.ascontiguousarray(
+        emulator.ram().get() if on_device else emulator.ram()))
+    say(f"{label}: warm-up {done} frames in {warmup_seconds:.1f} s; distinct RAM {distinct}/{n}")
+    measured = []
+    for index in range(windows):
+        rows = action_rows(window_frames)
+        counted: list = []
+        sync()
+        clock.take()
+        t0 = time.perf_counter()
+        resets = play(rows, counted)
+        sync()
+        seconds = time.perf_counter() - t0
+        played = int(sum(int(c) for c in counted)) if not on_device else int(xp.stack(counted).sum())
+        window = Window(window_frames, seconds, resets, clock.take(), console_steps=played)
+        measured.append(window)
+        say(f"{label}: window {index + 1}/{windows}: {played / seconds:,.0f} frames/s, "
+            f"{resets} resets ({window.reset_seconds / seconds:.1%} of the time)")
+    return SteadyStateResult(label=label, backend=backend, game=game, num_envs=n,
+                             threads=threads, frameskip=1, warmup_steps=done,
+                             warmup_target=warmup_frames, distinct_ram=distinct,
+                             windows=measured, warmup_seconds=warmup_seconds, notes=notes)
+
+
+class _ResetClock:
+    """Seconds spent in reset calls: perf_counter on the CPU (they run synchronously), a pair of
+    CUDA events around the call on a GPU, summed when taken (after the caller's sync)."""
+
+    def __init__(self, cupy=None):
+        self._cupy = cupy
+        self._seconds = 0.0
+        self._events: list = []
+
+    def time(self, call, *args) -> None:
+        if self._cupy is None:
+            t0 = time.perf_counter()
+            call(*args)
+            self._seconds += time.perf_counter() - t0
+            return
+        start, stop = self._cupy.cuda.Event(), self._cupy.cuda.Event()
+        start.record()
+        call(*args)
+        stop.record()
+        self._events.append((start, stop))
+
+    def take(self) -> float:
+        for start, stop in self._events:
+            stop.synchronize()
+            self._seconds += self._cupy.cuda.get_elapsed_time(start, stop) / 1000.0
+        self._events.clear()
+        seconds, self._seconds = self._seconds, 0.0
+        return seconds
 
 
 def make_cule_env(game: str, num_envs: int, device: str = "cpu", threads: int | None = None,

@@ -4,7 +4,7 @@ range check of device actions), with numba's CUDA simulator running the kernels 
 standing in for cupy (tests/fake_cupy.py), against device="cpu" in the same child process.
 
 What this cannot show: cupy's own behaviour, real launches, speed; the lent-GPU runs do
-(tools/gpu_check.py, benchmarks/gpu_fps.py). The simulator interprets every emulated instruction
+(tools/gpu_check.py, tools/gpu_runbook). The simulator interprets every emulated instruction
 in Python, so the cases are two consoles and a few frames after the power-on and reset sequences.
 """
 

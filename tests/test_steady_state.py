@@ -224,3 +224,24 @@ def test_python_m_cule_py_quick_runs():
     assert proc.returncode == 0, proc.stderr
     assert "| pong | 1 | 2 |" in proc.stdout, proc.stdout
     assert "reset and first step" in proc.stderr and "numba cache" in proc.stderr
+
+
+def test_raw_frames_count_consoles_that_play_and_time_their_resets():
+    """measure_emulator on 3 Breakout consoles: every window counts at most consoles x frames
+    (consoles at game over wait), resets of game-over consoles are counted and timed."""
+    import numba
+
+    from cule_py import AtariEmulator
+
+    numba.set_num_threads(1)
+    emulator = AtariEmulator("breakout", 3, seed=5, repeat_action_probability=0.25)
+    r = ss.measure_emulator(emulator, game="breakout", label="raw", backend="cpu",
+                            warmup_frames=20, window_frames=400, windows=2, reset_every=1)
+    assert r.frameskip == 1 and r.warmup_steps == 20 and r.distinct_ram >= 1
+    for w in r.windows:
+        assert 0 < w.console_steps <= 3 * 400 and w.reset_seconds >= 0
+    # A random Breakout game lasts a few hundred frames: 800 frames of 3 consoles see resets.
+    assert sum(w.episode_ends for w in r.windows) >= 1
+    assert sum(w.reset_seconds for w in r.windows) > 0
+    rates = [w.console_steps / w.seconds for w in r.windows]
+    assert r.frames_per_s == pytest.approx(sum(rates) / 2)      # the median of two windows

@@ -80,16 +80,16 @@ def throughput_section(results: pathlib.Path) -> list[str]:
             lines.append(f"| {r['kind']} | {r['game']} | {r['consoles']} | ERROR: "
                          f"{r['error'][:80]} | | | | | | |")
             continue
-        fps = r["fps"] if r["kind"] == "raw" else r.get("frames_per_s")
+        fps = r.get("frames_per_s")
         base = ale.get(r["game"], {}).get("frames_per_s")
         ratio = f"{fps / base:.2f}" if base and r["kind"] != "ale_vector" and fps else ""
-        warm = (f"{r.get('warmup_frames')} frames ({r.get('warmup_target')})" if r["kind"] == "raw"
-                else f"{r.get('warmup_steps')} ({r.get('warmup_target')})")
+        unit = " frames" if r["kind"] == "raw" else ""
+        warm = f"{r.get('warmup_steps')}{unit} ({r.get('warmup_target')})"
         share = r.get("reset_share")
         lines.append(
             f"| {r['kind']} | {r['game']} | {r['consoles']:,} | {_fmt(fps)} | "
             f"{_fmt(r.get('agent_steps_per_s'))} | "
-            f"{_fmt(r.get('episode_ends_per_step'), 3) if r['kind'] != 'raw' else 'n/a'} | "
+            f"{_fmt(r.get('episode_ends_per_step'), 3)} | "
             f"{f'{share:.1%}' if isinstance(share, float) else 'n/a'} | "
             f"{_fmt(r.get('distinct_ram'))} | {warm} | {ratio} |")
     return lines + [""]

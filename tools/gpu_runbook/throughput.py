@@ -11,16 +11,13 @@ with the same results folder goes on where it stopped):
 
 Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
 budget allows, consoles decorrelated and checked by distinct RAM, resets inside the timed
-windows); raw frames use the same windows with game-over consoles reset on a fixed cadence.
+windows): measure_vector_env for the agent step, measure_emulator for raw frames.
 """
 
 from __future__ import annotations
 
 import pathlib
-import statistics
 import time
-
-import numpy as np
 
 from common import Deadline, Log, append_record, read_records
 
@@ -95,70 +92,27 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
 
 
 def measure_raw(item: dict, scale: str, budget: float, log) -> dict:
-    """Raw frames: AtariEmulator.act, one frame per console per call, every frame drawn; game-over
-    consoles reset every `reset_every` frames (inside the timed windows: resets are part of
-    steady state); frames counted for consoles not at game over."""
+    """Raw frames: AtariEmulator.act, every frame drawn, through the same harness
+    (steady_state.measure_emulator); game-over consoles reset every 25 frames on the GPU (a reset
+    reads the flags back), inside the timed windows."""
     from cule_py import AtariEmulator
+    from cule_py.steady_state import measure_emulator
 
     tiny = scale == "tiny"
     device, game, consoles = item["device"], item["game"], item["consoles"]
-    warmup, window_frames, windows, reset_every = (12, 6, 3, 4) if tiny else (300, 100, 3, 25)
-    xp = np
-    if device != "cpu":
-        import cupy as xp
-    sync = _sync(device) or (lambda: None)
     start = time.perf_counter()
     emulator = AtariEmulator(game, consoles, device=device, seed=1,
                              repeat_action_probability=0.25)
-    legal = xp.asarray(emulator.legal_action_set())
-    rng = xp.random.RandomState(1) if device != "cpu" else np.random.default_rng(1)
-
-    def draw(frames):
-        if device == "cpu":
-            return legal[rng.integers(0, len(legal), (frames, consoles))]
-        return legal[rng.randint(0, len(legal), (frames, consoles))]
-
-    def reset_over():
-        over = emulator.game_over()
-        over = over.get() if device != "cpu" else over
-        if over.any():
-            emulator.reset(over)
-        return int(over.sum())
-
-    sync()
+    sync = _sync(device)
+    if sync:
+        sync()
     build_s = time.perf_counter() - start
-    done = 0
-    actions = draw(warmup)
-    while done < warmup and time.perf_counter() - start < budget * 0.6:
-        emulator.act(actions[done])
-        done += 1
-        if done % reset_every == 0:
-            reset_over()
-        if done % 50 == 0:
-            log(f"  raw {game} x{consoles}: warm-up frame {done}/{warmup}")
-    ram = emulator.ram()
-    ram = ram.get() if device != "cpu" else ram
-    distinct = len({bytes(row) for row in np.asarray(ram)})
-    results = []
-    for _ in range(windows):
-        actions = draw(window_frames)
-        counted = xp.zeros((), xp.int64)
-        ends = 0
-        sync()
-        t0 = time.perf_counter()
-        for f in range(window_frames):
-            counted += consoles - emulator.game_over().sum()
-            emulator.act(actions[f])
-            if (f + 1) % reset_every == 0:
-                ends += reset_over()
-        sync()
-        seconds = time.perf_counter() - t0
-        frames = int(counted)
-        results.append({"frames": frames, "seconds": seconds, "resets": ends,
-                        "fps": frames / seconds})
-    return {"fps": statistics.median(r["fps"] for r in results), "windows": results,
-            "warmup_frames": done, "warmup_target": warmup, "distinct_ram": distinct,
-            "build_s": build_s, "reset_every": reset_every}
+    result = measure_emulator(
+        emulator, game=game, label=f"raw {game} x{consoles} ({device})",
+        backend=f"cule_py-{device}", warmup_frames=12 if tiny else 300,
+        window_frames=6 if tiny else 100, windows=3, reset_every=4 if tiny else 25, seed=1,
+        time_budget=budget * 0.6, sync=sync, progress=log)
+    return dict(result.as_dict(), build_s=build_s)
 
 
 def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: float,
@@ -202,7 +156,8 @@ def summary_line(r: dict) -> str:
     if "error" in r:
         return f"ERROR {r['error']}"
     if r["kind"] == "raw":
-        return f"raw {r['fps']:,.0f} frames/s (distinct RAM {r['distinct_ram']}/{r['consoles']})"
+        return (f"raw {r['frames_per_s']:,.0f} frames/s (distinct RAM {r['distinct_ram']}/"
+                f"{r['consoles']}), reset share {r.get('reset_share')}")
     return (f"{r.get('frames_per_s', 0):,.0f} frames/s, episode ends/step "
             f"{r.get('episode_ends_per_step', 0):.3f}, reset share {r.get('reset_share')}")
 
