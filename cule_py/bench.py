@@ -284,47 +284,20 @@ def _device_sync(device: str):
 def raw_frames_per_s(game: str, consoles: int, frames: int, *, device: str = "cuda",
                      windows: int = 3, seed: int = 0, reset_every: int = 25,
                      progress: Callable[[str], None] | None = None) -> dict:
-    """AtariEmulator act() frames/s: `consoles` consoles decorrelated by
-    DECORRELATION_FRAMES random minimal-set frames (game-over consoles reset every `reset_every`
-    frames), then `windows` timed runs of `frames` act() calls between two syncs, actions already
-    on the device. A run counts the consoles not at game over at its start times its frames (a
-    console at game over stops emulating); game-over consoles are reset between runs, untimed."""
+    """AtariEmulator act() frames/s on `device` through the steady-state harness
+    (steady_state.measure_emulator: decorrelated consoles, game-over consoles reset every
+    `reset_every` frames inside the timed windows of `frames` frames)."""
     from .emulator import AtariEmulator
 
-    say = progress or (lambda line: None)
-    sync = _device_sync(device) or (lambda: None)
     emulator = AtariEmulator(game, consoles, device=device, seed=seed,
                              repeat_action_probability=ss.AGENT_SETTINGS["repeat_action_probability"])
-    xp = emulator._batch.xp
-    actions = emulator.minimal_action_set()
-    rng = np.random.default_rng(seed)
-
-    def reset_over() -> int:
-        over = np.asarray(emulator._batch.host(emulator.game_over()))
-        if over.any():
-            emulator.reset(over)
-        return int(over.sum())
-
-    decorrelation = xp.asarray(actions[rng.integers(len(actions), size=(ss.DECORRELATION_FRAMES,
-                                                                        consoles))])
-    for frame in range(ss.DECORRELATION_FRAMES):
-        emulator.act(decorrelation[frame])
-        if (frame + 1) % reset_every == 0:
-            reset_over()
-    rates = []
-    for index in range(windows):
-        reset_over()
-        playing = consoles - int(np.asarray(emulator._batch.host(emulator.game_over())).sum())
-        rows = xp.asarray(actions[rng.integers(len(actions), size=(frames, consoles))])
-        sync()
-        start = time.perf_counter()
-        for row in rows:
-            emulator.act(row)
-        sync()
-        rates.append(playing * frames / (time.perf_counter() - start))
-        say(f"raw {game} {consoles} consoles: run {index + 1}/{windows} {rates[-1]:,.0f} frames/s")
+    result = ss.measure_emulator(emulator, game=game, label=f"raw {game} x{consoles}",
+                                 backend=device, window_frames=frames, windows=windows,
+                                 reset_every=reset_every, seed=seed,
+                                 sync=_device_sync(device), progress=progress)
     return {"game": game, "consoles": consoles, "device": device, "frames": frames,
-            "frames_per_s": statistics.median(rates), "runs": rates}
+            "frames_per_s": result.frames_per_s, "reset_share": result.reset_share,
+            "runs": [w.console_steps / w.seconds for w in result.windows]}
 
 
 def device_benchmark(games: Sequence[str], consoles: int, ale_envs: int, *, device: str = "cuda",
@@ -423,7 +396,8 @@ def _gpu_main(args) -> None:
     _kernel_cache_note("CUDA")
     pairs = device_benchmark(games, consoles, ale_envs, warmup_steps=warmup,
                              window_steps=window_steps, ale_window_steps=ale_window_steps,
-                             windows=windows, time_budget=args.warmup_budget,
+                             windows=windows, time_budget=(120.0 if args.warmup_budget is None
+                                                           else args.warmup_budget),
                              progress=_progress)
     raw_rows = []
     if args.raw:
@@ -543,7 +517,8 @@ def main(argv=None) -> None:
                              "breakout 250, others 300)")
     parser.add_argument("--warmup-budget", type=float, default=None, metavar="SECONDS",
                         help="steady state: cut a warm-up longer than this (never below 300 "
-                             "frames); the output says so")
+                             "frames); the output says so (default: none on the CPU, 120 s a "
+                             "measurement on the GPU)")
     parser.add_argument("--window-steps", type=int, default=None,
                         help="steady state: steps per timed window (CPU 200, GPU 100)")
     parser.add_argument("--windows", type=int, default=3, help="steady state: timed windows")
