@@ -34,7 +34,8 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
     warmup = "8" if scale == "tiny" else "300"
     order = results / "profile_order.json"
     target = [python(), str(TARGET), "--device", device, "--consoles", *consoles,
-              "--warmup-frames", warmup, "--order", str(order)]
+              "--warmup-frames", warmup, "--order", str(order),
+              "--time-limit", str(max(10.0, deadline.left() - 10.0))]
     ncu = shutil.which("ncu")
     if device != "cpu" and ncu is None:
         for candidate in sorted(pathlib.Path("/opt/nvidia").glob("nsight-compute/*/ncu")):

@@ -16,6 +16,7 @@ import argparse
 import json
 import pathlib
 import sys
+import time
 
 import numpy as np
 
@@ -102,9 +103,15 @@ def main(argv=None) -> None:
     parser.add_argument("--warmup-frames", type=int, default=300,
                         help="random frames before profiling (decorrelation)")
     parser.add_argument("--order", help="JSON file for the list of profiled ranges")
+    parser.add_argument("--time-limit", type=float, default=0,
+                        help="seconds: no batch size is started after half of them (0: none)")
     args = parser.parse_args(argv)
     ranges = Ranges(args.device)
+    start = time.monotonic()
     for consoles in args.consoles:
+        if args.time_limit and time.monotonic() - start > args.time_limit / 2:
+            print(f"time limit: {consoles} consoles not profiled", flush=True)
+            break
         raw_ranges(ranges, args.game, consoles, args.device, args.warmup_frames)
         agent_ranges(ranges, args.game, consoles, args.device, max(1, args.warmup_frames // 4))
         if args.order:

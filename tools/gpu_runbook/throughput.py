@@ -57,6 +57,14 @@ def _budget(item: dict, scale: str) -> float:
     return {"ale_vector": 30.0, "agent": 75.0, "raw": 45.0}[item["kind"]]
 
 
+def _window(at_16k: int, consoles: int) -> int:
+    """Steps (frames) per timed window: past the GPU's width a step takes longer as the batch
+    grows, so windows shrink with the batch to keep each measurement inside its share of the
+    command (on 2ee2133's kernels: 0.34 s an agent step at 16,384 consoles, 0.18 s a raw frame
+    at 65,536)."""
+    return max(10, at_16k * 16_384 // max(consoles, 16_384))
+
+
 def _sync(device: str):
     if device == "cpu":
         return None
@@ -84,7 +92,8 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
         result = S.measure_vector_env(
             env, game=game, label=f"{backend} {game} x{consoles}", backend=backend,
             warmup_steps=8 if tiny else S.default_warmup_steps(game),
-            window_steps=4 if tiny else 50, windows=3, seed=0, time_budget=budget,
+            window_steps=4 if tiny else _window(50, consoles), windows=3, seed=0,
+            time_budget=budget,
             sync=_sync(item["device"]), progress=log, threads=threads)
     finally:
         env.close()
@@ -110,7 +119,8 @@ def measure_raw(item: dict, scale: str, budget: float, log) -> dict:
     result = measure_emulator(
         emulator, game=game, label=f"raw {game} x{consoles} ({device})",
         backend=f"cule_py-{device}", warmup_frames=12 if tiny else 300,
-        window_frames=6 if tiny else 100, windows=3, reset_every=4 if tiny else 25, seed=1,
+        window_frames=6 if tiny else _window(100, consoles), windows=3,
+        reset_every=4 if tiny else 25, seed=1,
         time_budget=budget * 0.6, sync=sync, progress=log)
     return dict(result.as_dict(), build_s=build_s)
 
