@@ -1,0 +1,144 @@
+"""tools/gpu_model.py, the offline GPU model (issue 24): its parsers and occupancy arithmetic on
+fixed inputs (fast), and the register/spill regression check of the console kernels drive_cuda
+and lives_and_flags_cuda, compiled for sm_90a as the GPU backend compiles them (the agent
+kernels are checked in tests/test_agent_step_cuda_compile.py, from the same per-process
+compile). The caps live in one place: tools/gpu_model.py, CAPS.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+import gpu_model as G  # noqa: E402
+
+SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+# nvdisasm's layout: the entry's section, then every other function at a `$entry$function:`
+# label inside it (names shortened here; the real ones are numba's mangled names).
+SASS = """
+	.section	.text._ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx,"ax",@progbits
+_ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   STL.64 [R1+0x288], R8    (*"SpillRefill"*);
+        /*0020*/              @P0 CALL.REL.NOINC `($_ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx$_ZN7cule_py7kernels7console11device_readB3v47Bxx) ;
+.L_x_1:
+        /*0030*/                   EXIT ;
+$_ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx$_ZN7cule_py7kernels7console11device_readB3v47Bxx:
+        /*0040*/                   IADD3 R2, R2, 0x1, RZ ;
+        /*0050*/                   LDL R3, [R1+0x10]    (*"SpillRefill"*);
+        /*0060*/                   RET.REL.NODEC R2 `(_ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx) ;
+$__internal_0_$__cuda_sm20_rem_s64:
+        /*0070*/                   IABS R4, R5 ;
+"""
+
+LINK_LOG = """info    : 56 bytes gmem, 14976 bytes cmem[3]
+info    : Function properties for '_ZN7cule_py7kernels7console11device_readB3v47Bxx':
+info    : used 254 registers, 416 stack, 0 bytes smem, 0 bytes cmem[0], 0 bytes lmem
+ptxas         .     416 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
+info    : Function properties for '_ZN7cule_py7kernels11environment10drive_cudaB2v1Bxx':
+info    : used 255 registers, 864 stack, 0 bytes smem, 1544 bytes cmem[0], 0 bytes lmem
+ptxas         .     864 bytes stack frame, 100 bytes spill stores, 100 bytes spill loads
+"""
+
+
+def test_names_and_sass_by_function():
+    assert G.short_name("_ZN7cule_py7kernels7console11device_readB3v47Bxx") == \
+        "cule_py.kernels.console.device_read"
+    assert G.short_name("__cuda_sm20_rem_s64") == "__cuda_sm20_rem_s64"
+    functions = G.sass_by_function(SASS)
+    assert functions["cule_py.kernels.environment.drive_cuda"]["sass"] == 4
+    assert functions["cule_py.kernels.environment.drive_cuda"]["spill"] == 1
+    assert functions["cule_py.kernels.environment.drive_cuda"]["calls"] == 1
+    assert functions["cule_py.kernels.console.device_read"]["sass"] == 3
+    assert functions["cule_py.kernels.console.device_read"]["spill"] == 1
+    assert functions["__cuda_sm20_rem_s64"]["sass"] == 1
+
+
+def test_link_log_and_caps():
+    per = G.parse_link_log(LINK_LOG)
+    assert per["cule_py.kernels.console.device_read"]["spill_store_bytes"] == 8
+    assert per["cule_py.kernels.environment.drive_cuda"]["registers"] == 255
+    ok = {"kernel": "drive_cuda", "registers": 255, "spill_store_bytes": 0}
+    cap = G.CAPS["drive_cuda"]
+    assert G.check_caps(dict(ok, spill_store_bytes=cap["spill_store_bytes"])) == []
+    assert G.check_caps(dict(ok, spill_store_bytes=cap["spill_store_bytes"] + 1))
+    assert G.check_caps({"kernel": "lives_and_flags_cuda", "registers": 10 ** 3})
+    assert G.check_caps({"kernel": "unknown_cuda", "registers": 1})
+
+
+def test_occupancy_on_an_h100():
+    # 255 registers: 8,160 per warp (in 256s), 4 warps a block of 128 -> 2 blocks, 8 warps/SM.
+    assert G.warps_per_sm(255, 128) == 8
+    assert G.warps_per_sm(64, 128) == 32          # 8 warps per scheduler
+    assert G.warps_per_sm(32, 128) == 64          # the 64-warp limit
+    assert G.warps_per_sm(20, 1024) == 64
+    # ncu measured one active warp per scheduler at 4,096 consoles (32 blocks on 132 SMs).
+    assert G.occupancy(255, 128, 4096)["resident_warps_per_scheduler"] == 1
+    assert G.occupancy(255, 128, 16384)["resident_warps_per_scheduler"] == 1
+    at_64k = G.occupancy(255, 128, 65536)
+    assert at_64k["resident_warps_per_scheduler"] == 2 and at_64k["waves"] == 2
+    assert G.occupancy(64, 128, 65536)["resident_warps_per_scheduler"] == 4
+    assert G.largest_batch(10 ** 6) == 72_000
+
+
+@pytest.mark.skipif(SIMULATOR, reason="the CUDA simulator cannot compile for sm_90")
+@pytest.mark.parametrize("which", ["drive", "flags"])
+def test_console_kernels_within_their_caps(which, capsys):
+    """The register/spill regression check; also that the outlined functions exist once each."""
+    try:
+        done = G.compiled_kernel(which)
+    except ImportError as err:      # no NVVM / nvJitLink here
+        pytest.skip(f"cannot compile for sm_90a here: {err}")
+    row = done["row"]
+    with capsys.disabled():
+        print(f"\n  {row['kernel']}: {row['registers']} registers, frame {row['frame_bytes']} B, "
+              f"{row['spill_store_bytes']}/{row['spill_load_bytes']} B spill stores/loads, "
+              f"SASS {row['sass']:,}; compiled in {row['compile_s']:.0f} s, linked in "
+              f"{row['link_s']:.0f} s")
+    assert G.check_caps(row) == []
+    if which == "drive" and G.find_nvdisasm():
+        names = {G._short(f) for f in row["functions"]}
+        assert set(G.OUTLINED) <= names, sorted(names)
+
+
+def test_trace_of_the_decoded_core_on_a_tiny_case():
+    """gpu_trace's core (the package's decoded core with a recording bus) gives the package's
+    results, and the model's figures are sane, on 4 Pong consoles for 2 frames after 30 random
+    ones (a compile of the console on the CPU: about a minute)."""
+    import numpy as np
+
+    import gpu_trace as T
+    from cule_py import AtariEmulator
+
+    traced = T.trace("pong", 4, 2, 30, seed=3)
+    twin = AtariEmulator("pong", 4, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        twin.act(rng.choice(np.arange(18), 4))
+    actions = rng.choice(np.arange(18), (4, 2))
+    assert np.array_equal(actions, traced["actions"])
+    for f in range(2):
+        twin.act(actions[:, f])
+    a, b = traced["batch"], twin._batch
+    assert np.array_equal(a.memory, b.memory)
+    assert np.array_equal(a.frame_buffers, b.frame_buffers)
+    from cule_py.kernels import layout as L
+    for field in (L.CPU_PC, L.CPU_A, L.CPU_X, L.CPU_Y, L.CPU_S, L.CPU_P, L.CYCLES, L.TIA_CURSOR):
+        assert np.array_equal(a.state[:, field], b.state[:, field]), field
+
+    model = G.lockstep_model(traced)
+    per = model["per_console_frame"]
+    assert 3000 < per["instructions"] < 12000, per         # Pong: ~6,600 6507 instructions
+    assert per["tia_writes"] > 500 and per["cpu_cycles"] > 19000, per
+    assert 1 <= model["lanes_advanced_per_step"] <= 4 and 0 < model["frame_balance"] <= 1
+    assert 1 <= model["lanes_advanced_per_step_min_pc"] <= 4
+    assert 1 <= model["active_threads_per_warp_instruction"] <= 4
+    ends = traced["ends"]
+    assert per["instructions"] == pytest.approx(ends[:, -1].sum() / ends.size, abs=0.1)

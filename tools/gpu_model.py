@@ -1,0 +1,865 @@
+"""An offline model of the GPU backend's throughput, run on a machine without a GPU (issue 24).
+
+    python tools/gpu_model.py static [--kernels drive flags step reset] [--cubin-dir DIR]
+                                     [--keep DIR] [--json OUT] [--md OUT]
+    python tools/gpu_model.py occupancy [--static-json OUT_OF_STATIC] [--registers N]
+                                        [--threads-per-block 128] [--memory] [--json OUT]
+    python tools/gpu_model.py trace [--games pong ...] [--consoles 64] [--frames 2]
+                                    [--warmup 300] [--weights k=v,...] [--json OUT]
+
+static: the hot CUDA kernels (drive_cuda and lives_and_flags_cuda of kernels/environment.py,
+agent_step_cuda and agent_reset_cuda of kernels/agent_step.py) compiled for sm_90a as the GPU
+backend launches them (the argument types of tools/gpu_warm.kernel_and_arguments, numpy standing
+in for cupy; numba-cuda's own kernel path, NVVM -> LTO-IR -> nvJitLink with link-time
+optimisation -> cubin), no driver needed. From nvJitLink's verbose log:
+registers, spill stores/loads and stack frame per function; from the cubin's ELF attributes:
+registers and frame size (so a cubin kept earlier or taken from a kernel cache, --cubin-dir,
+gives the same figures but the spill bytes without compiling); from `nvdisasm` (pip wheel
+nvidia-cuda-nvdisasm): SASS instructions per device function (the entry, and the functions
+kernels/outlining.py keeps out of line: run_console_frames, device_read/_write,
+banked_read/_write, tia_space_read/_write), with the spill instructions (STL/LDL that
+nvdisasm marks as spill/refill) and calls among them.
+(SASS per Python source function would need line information, which numba-cuda 0.30 emits for
+the kernel's own function only, none for the register_jitable code inlined into it: not done.)
+
+occupancy: from registers per thread and threads per block, the warps resident per scheduler
+of an H100 SXM (132 SMs x 4 schedulers, 64 K registers per SM, at most 64 warps per SM,
+registers allocated per warp in units of 256) at 4,096 / 16,384 / 65,536 consoles and at the
+largest batch the GPU's memory holds; memory per console from the arrays a batch allocates
+(tools/gpu_runbook/preflight.memory_per_console on the CPU backend, --memory).
+
+trace: the warp-lockstep model over a trace of the GPU's code path (tools/gpu_trace.py: the
+decoded core with a recording bus, warps of 32 consoles after random warm-up frames). Weight-free:
+per console-frame 6507 instructions, TIA/RIOT reads and writes, cartridge accesses, colour clocks
+rendered; lanes advanced per lockstep step (all lanes together as today, and a min-PC
+schedule), distinct opcodes per step, the pixel loop's efficiency. Weighted by assumed SASS per
+path (DEFAULT_WEIGHTS, --weights; not measured, see there): active threads per warp
+instruction, warp instructions per console-frame W, and frames/s = 528 schedulers x 1.75 GHz x
+IPC / W with IPC between ncu's 0.16 at one warp per scheduler and linear in resident warps.
+Not calibrated yet (issue 24's calibration on 2ee2133 is still to do).
+
+Compiling costs minutes per kernel on a cold machine (drive_cuda and agent_reset_cuda most);
+one kernel compiles at a time, in this process; the trace's CPU compile about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import sysconfig
+import time
+import types as pytypes
+
+import numpy as np
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+CC = (9, 0)
+KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
+           "reset": "agent_reset_cuda"}
+OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", "banked_write",
+            "tia_space_read", "tia_space_write")
+
+# Register and spill caps per hot kernel, the regression limits that the tests check
+# (tests/test_agent_step_cuda_compile.py, tests/test_gpu_model.py). For now the values measured
+# on 2026-11-25 (kernels of c8fbfae, Python 3.11, numba 0.68.1, numba-cuda 0.30.4, NVVM and
+# nvJitLink 13.5, sm_90a with LTO): a kernel may not use more registers, nor spill more bytes
+# (spill stores, summed over its functions, nvJitLink's count), than this. The issue "GPU
+# throughput, step 2" sets the real caps. (Python 3.12 gave drive_cuda a frame of 864 B where
+# 3.11 gives 872 B: the compile is not identical across Python versions.)
+CAPS = {
+    "drive_cuda": {"registers": 255, "spill_store_bytes": 1710},
+    "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1208},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2162},
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling without a GPU
+# ---------------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def offline_cuda():
+    """numba.cuda ready to compile for sm_90a without a driver, for the duration of the block:
+    numpy standing in for cupy (so that the GPU backend's host code builds its field-major
+    arrays), the one device query numba-cuda makes (the compute capability) stubbed, and a
+    batch's power-on skipped (tools/gpu_warm.kernel_and_arguments: only the argument types
+    matter). Everything is put back afterwards, so that the rest of the process (a test run)
+    sees the real cupy (or none) and real batches. With a GPU present nothing is stubbed."""
+    from numba import cuda
+    import numba.cuda.dispatcher as cdisp
+    from numba.cuda import codegen
+
+    import cule_py._device as dev
+    from cule_py.console import ConsoleBatch
+
+    saved_modules = {k: sys.modules.get(k) for k in ("cupy", "cupyx")}
+    saved = [(cdisp, "get_current_device"), (dev, "require_cuda"), (ConsoleBatch, "power_on"),
+             (codegen.CUDACodeLibrary, "_ensure_cc")]
+    saved = [(obj, name, obj.__dict__.get(name, getattr(obj, name))) for obj, name in saved]
+    try:
+        codegen.CUDACodeLibrary._ensure_cc = lambda self, c: ARCH if c is None else c
+        if not cuda.is_available():
+            sys.path.insert(0, str(REPO / "tests"))
+            import fake_cupy
+
+            fake_cupy.install()
+            cdisp.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=CC,
+                                                                       id=0)
+            dev.require_cuda = lambda index: cuda
+        yield cuda
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+        for key, module in saved_modules.items():
+            if module is None:
+                sys.modules.pop(key, None)
+            else:
+                sys.modules[key] = module
+
+
+def kernel_signature(which: str):
+    """(kernel dispatcher, numba signature) as the GPU backend launches `which` (inside
+    offline_cuda() when there is no GPU)."""
+    from numba import cuda
+    import numba
+
+    sys.path.insert(0, str(REPO / "tools"))
+    from gpu_warm import kernel_and_arguments
+
+    kernel, args = kernel_and_arguments(which)
+    if cuda.is_available():
+        from gpu_warm import _types
+
+        return kernel, _types(cuda, args)
+    return kernel, tuple(numba.typeof(a) for a in args)
+
+
+ARCH = (CC[0], CC[1], "a")     # what numba-cuda compiles for on an H100 (sm_90a)
+
+
+def compile_kernel(which: str):
+    """(numba-cuda's code library of kernel `which`, seconds) compiled the way the GPU backend
+    compiles it: numba-cuda's kernel path with the kernel's own options, which include
+    link-time optimisation (NVVM writes LTO-IR, nvJitLink optimises the whole program: the
+    device functions then share the kernel's frame). tools/gpu_precompile.py does the same.
+    `cuda.compile_ptx`, which the older PTX tests use, skips LTO, and its cubin differs (drive_cuda:
+    a 512 B frame and 1,840 B of stack through its calls, where LTO gives one 864 B frame)."""
+    import numba.cuda.dispatcher as cdisp
+
+    with offline_cuda():
+        kernel, signature = kernel_signature(which)
+        start = time.perf_counter()
+        compiled = cdisp._Kernel(kernel.py_func, signature, **kernel.targetoptions)
+        library = compiled._codelibrary
+        if library._lto:
+            library.get_ltoir(cc=ARCH)
+        else:
+            library.get_asm_strs(cc=ARCH)
+    return library, time.perf_counter() - start
+
+
+def link(library) -> tuple[str, bytes]:
+    """(nvJitLink's verbose log, the cubin): the link numba-cuda makes for sm_90a (LTO when the
+    kernel asks for it), with -verbose added."""
+    from cuda.bindings import nvjitlink
+
+    options = [f"-arch=sm_{ARCH[0]}{ARCH[1]}{ARCH[2]}", "-verbose"]
+    if library._lto:
+        options.append("-lto")
+        inputs = [(nvjitlink.InputType.LTOIR, bytes(library.get_ltoir(cc=ARCH)))]
+    else:
+        inputs = [(nvjitlink.InputType.PTX, p.encode()) for p in library.get_asm_strs(cc=ARCH)]
+    if library._linking_files or library.needs_cudadevrt:
+        raise NotImplementedError("kernels linking extra files are not handled here")
+    handle = nvjitlink.create(len(options), options)
+    try:
+        for i, (kind, data) in enumerate(inputs):
+            nvjitlink.add_data(handle, kind, data, len(data), f"m{i}")
+        try:
+            nvjitlink.complete(handle)
+        finally:
+            log = bytearray(nvjitlink.get_info_log_size(handle))
+            nvjitlink.get_info_log(handle, log)
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+    finally:
+        nvjitlink.destroy(handle)
+    return log.decode(errors="replace"), bytes(cubin)
+
+
+def short_name(mangled: str) -> str:
+    """`cule_py.kernels.console.device_read` from numba's mangled name (the nested name of
+    length-prefixed identifiers after _ZN); other names unchanged."""
+    if not mangled.startswith("_ZN"):
+        return mangled
+    parts, i = [], 3
+    while i < len(mangled) and mangled[i].isdigit():
+        j = i
+        while mangled[j].isdigit():
+            j += 1
+        n = int(mangled[i:j])
+        parts.append(mangled[j:j + n])
+        i = j + n
+    return ".".join(parts) if parts else mangled
+
+
+def parse_link_log(log: str) -> dict:
+    """Per function (short name): stack frame, spill store/load bytes; and the entry's registers
+    ("Used N registers") under the key None."""
+    out: dict = {}
+    current = None
+    for line in log.splitlines():
+        m = re.search(r"Function properties for '?([^'\s]+)'?", line)
+        if m:
+            current = short_name(m.group(1))
+            out.setdefault(current, {})
+            continue
+        m = re.search(r"Compiling entry function '?([^'\s]+)'?", line)
+        if m:
+            current = short_name(m.group(1))
+            out.setdefault(current, {})
+            continue
+        for key, pattern in (("stack", r"(\d+) bytes stack frame"),
+                             ("spill_store_bytes", r"(\d+) bytes spill stores"),
+                             ("spill_load_bytes", r"(\d+) bytes spill loads"),
+                             ("registers", r"[Uu]sed (\d+) registers")):
+            m = re.search(pattern, line)
+            if m and current is not None:
+                out[current][key] = int(m.group(1))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The cubin: ELF attributes and SASS
+# ---------------------------------------------------------------------------------------------
+_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE, _EIATTR_MAX_STACK = 0x2F, 0x11, 0x23
+
+
+def _sections(cubin: bytes):
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        raise ValueError("not a 64-bit ELF cubin")
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    heads = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
+             for i in range(shnum)]
+    names_at = heads[shstrndx][4]
+
+    def name(offset):
+        return cubin[names_at + offset: cubin.index(b"\0", names_at + offset)].decode()
+
+    return [(name(h[0]), h) for h in heads]
+
+
+def cubin_attributes(cubin: bytes) -> dict:
+    """registers (EIATTR_REGCOUNT of the entry), frame bytes per function (EIATTR_FRAME_SIZE)
+    and the SASS size of the .text sections, from the cubin's ELF."""
+    sections = _sections(cubin)
+    by_name = {n: h for n, h in sections}
+    symtab, strtab = by_name[".symtab"], by_name[".strtab"]
+    symbols = []
+    for k in range(symtab[5] // 24):
+        name_off, = struct.unpack_from("<I", cubin, symtab[4] + 24 * k)
+        start = strtab[4] + name_off
+        symbols.append(cubin[start: cubin.index(b"\0", start)].decode())
+    registers, frames = {}, {}
+    for name, head in sections:
+        if name != ".nv.info":
+            continue
+        p, end = head[4], head[4] + head[5]
+        while p < end:
+            fmt, attr = cubin[p], cubin[p + 1]
+            if fmt == 4:        # EIFMT_SVAL: u16 size, payload
+                size, = struct.unpack_from("<H", cubin, p + 2)
+                payload = cubin[p + 4: p + 4 + size]
+                p += 4 + size
+            elif fmt == 3:      # EIFMT_HVAL
+                payload = b""
+                p += 4
+            else:
+                payload = b""
+                p += 2
+            if len(payload) == 8:
+                sym, value = struct.unpack("<II", payload)
+                fn = short_name(symbols[sym].split("$")[-1]) if sym < len(symbols) else sym
+                if attr == _EIATTR_REGCOUNT:
+                    registers[fn] = value
+                elif attr == _EIATTR_FRAME_SIZE:
+                    frames[fn] = value
+    text = sum(h[5] for n, h in sections if n.startswith(".text."))
+    return {"registers": registers, "frame_bytes": frames, "sass": text // 16}
+
+
+def find_nvdisasm() -> str | None:
+    """nvdisasm from PATH, the nvidia-cuda-nvdisasm wheel or a CUDA toolkit."""
+    if shutil.which("nvdisasm"):
+        return shutil.which("nvdisasm")
+    site = pathlib.Path(sysconfig.get_paths()["purelib"])
+    for pattern in ("nvidia/*/bin/nvdisasm", "nvidia/cuda_nvdisasm/bin/nvdisasm"):
+        for path in sorted(site.glob(pattern)):
+            if os.access(path, os.X_OK):
+                return str(path)
+    for path in sorted(pathlib.Path("/usr/local").glob("cuda*/bin/nvdisasm"), reverse=True):
+        if os.access(path, os.X_OK):
+            return str(path)
+    return None
+
+
+def disassemble(cubin: bytes) -> str:
+    nvdisasm = find_nvdisasm()
+    if nvdisasm is None:
+        raise FileNotFoundError("nvdisasm not found: pip install nvidia-cuda-nvdisasm")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "k.cubin"
+        path.write_bytes(cubin)
+        proc = subprocess.run([nvdisasm, "-c", str(path)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nvdisasm failed: {proc.stderr.strip()[:300]}")
+    return proc.stdout
+
+
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
+
+
+def sass_by_function(sass: str) -> dict:
+    """Per device function of the disassembly (short name): SASS instructions, the spill and
+    refill instructions among them (nvdisasm's "SpillRefill" mark), calls, and an opcode
+    histogram. A function starts at its `$kernel$function:` label (nvdisasm puts the non-entry
+    functions in the entry's section), the entry at its section."""
+    out: dict = {}
+    current = None
+    for line in sass.splitlines():
+        m = re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line)
+        if m:
+            current = short_name(m.group(1))
+            continue
+        m = re.match(r"^\$(\S+):\s*$", line)
+        if m:
+            current = short_name(m.group(1).split("$")[-1])
+            continue
+        m = _INSTRUCTION.match(line)
+        if not m or current is None:
+            continue
+        text = m.group(1)
+        entry = out.setdefault(current, {"sass": 0, "spill": 0, "calls": 0,
+                                         "opcodes": collections.Counter()})
+        entry["sass"] += 1
+        if "SpillRefill" in line:
+            entry["spill"] += 1
+        body = re.sub(r"^@!?U?P[T\d]+\s+", "", text)
+        opcode = body.split(None, 1)[0] if body else "?"
+        entry["opcodes"][opcode.split(".")[0]] += 1
+        if opcode.startswith("CALL"):
+            entry["calls"] += 1
+    return out
+
+
+def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
+    """Everything the static part reports for one kernel's cubin (and link log)."""
+    attributes = cubin_attributes(cubin)
+    functions = sass_by_function(disassemble(cubin)) if find_nvdisasm() else {}
+    entry = next((f for f in attributes["frame_bytes"] if f.endswith("." + name)), None)
+    row = {"kernel": name, "registers": max(attributes["registers"].values(), default=None),
+           "frame_bytes": attributes["frame_bytes"].get(entry, max(
+               attributes["frame_bytes"].values(), default=0)),
+           "sass": attributes["sass"],
+           "spill_instructions": sum(f["spill"] for f in functions.values()),
+           "functions": {f: {"sass": v["sass"], "spill": v["spill"], "calls": v["calls"]}
+                         for f, v in functions.items()}}
+    if log is not None:
+        per = parse_link_log(log)
+        row["link"] = per
+        row["spill_store_bytes"] = sum(v.get("spill_store_bytes", 0) for v in per.values())
+        row["spill_load_bytes"] = sum(v.get("spill_load_bytes", 0) for v in per.values())
+        regs = [v["registers"] for v in per.values() if "registers" in v]
+        if regs:
+            row["link_registers"] = max(regs)
+    return row
+
+
+def check_caps(row: dict) -> list[str]:
+    """Why `row` (analyse's output or a stats dict with registers/spill_store_bytes) breaks its
+    kernel's cap in CAPS; empty when it does not."""
+    cap = CAPS.get(row["kernel"])
+    if cap is None:
+        return [f"{row['kernel']}: no cap recorded in tools/gpu_model.py CAPS"]
+    problems = []
+    if row.get("registers") is not None and row["registers"] > cap["registers"]:
+        problems.append(f"{row['kernel']}: {row['registers']} registers > cap "
+                        f"{cap['registers']}")
+    spilled = row.get("spill_store_bytes")
+    if spilled is not None and spilled > cap["spill_store_bytes"]:
+        problems.append(f"{row['kernel']}: {spilled} bytes of spill stores > cap "
+                        f"{cap['spill_store_bytes']}")
+    return problems
+
+
+def _short(function: str) -> str:
+    return function.rsplit(".", 1)[-1]
+
+
+def static_markdown(rows: list[dict]) -> str:
+    lines = ["| kernel | registers | frame (local) B | spill st/ld B | SASS | spill instr. | "
+             "compile s |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        spill = (f"{r['spill_store_bytes']}/{r['spill_load_bytes']}" if "spill_store_bytes" in r
+                 else "-")
+        compile_s = f"{r['compile_s']:.0f}" if "compile_s" in r else "-"
+        lines.append(f"| {r['kernel']} | {r['registers']} | {r['frame_bytes']} | {spill} | "
+                     f"{r['sass']:,} | {r['spill_instructions']:,} | {compile_s} |")
+    lines += ["", "SASS per device function (instructions / spill-refill instructions / calls):",
+              "", "| kernel | " + " | ".join(("entry",) + OUTLINED) + " |",
+              "|---|" + "---|" * (len(OUTLINED) + 1)]
+    for r in rows:
+        by = {_short(f): v for f, v in r["functions"].items()}
+        cells = []
+        for f in (r["kernel"],) + OUTLINED:
+            v = by.get(f)
+            cells.append(f"{v['sass']:,} / {v['spill']} / {v['calls']}" if v else "-")
+        lines.append(f"| {r['kernel']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+_COMPILED: dict = {}
+
+
+def compiled_kernel(which: str) -> dict:
+    """{"row": analyse's row, "library": numba-cuda's code library, "cubin": bytes, "log": the
+    link log} of
+    kernel `which`, compiled once per process (the tests share it: each compile costs 1-60 s
+    warm, minutes cold)."""
+    if which not in _COMPILED:
+        library, seconds = compile_kernel(which)
+        start = time.perf_counter()
+        link_log, cubin = link(library)
+        row = analyse(KERNELS[which], cubin, link_log)
+        row["compile_s"] = round(seconds, 1)
+        row["link_s"] = round(time.perf_counter() - start, 1)
+        _COMPILED[which] = {"row": row, "library": library, "cubin": cubin, "log": link_log}
+    return _COMPILED[which]
+
+
+def run_static(kernels, cubin_dir=None, keep=None, log=print) -> list[dict]:
+    rows = []
+    for which in kernels:
+        name = KERNELS[which]
+        if cubin_dir:
+            matches = sorted(pathlib.Path(cubin_dir).glob(f"*{name}*.cubin"))
+            if not matches:
+                raise FileNotFoundError(f"no *{name}*.cubin in {cubin_dir}")
+            row = analyse(name, matches[0].read_bytes())
+            row["source"] = str(matches[0])
+        else:
+            done = compiled_kernel(which)
+            row = done["row"]
+            if keep:
+                pathlib.Path(keep).mkdir(parents=True, exist_ok=True)
+                (pathlib.Path(keep) / f"{name}.cubin").write_bytes(done["cubin"])
+                (pathlib.Path(keep) / f"{name}.log").write_text(done["log"])
+        log(f"{name}: {row['registers']} registers, frame {row['frame_bytes']} B, "
+            f"SASS {row['sass']:,}, {row['spill_instructions']} spill instructions"
+            + (f", compiled in {row['compile_s']:.0f} s + linked in {row['link_s']:.0f} s"
+               if "compile_s" in row else ""))
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Occupancy and memory
+# ---------------------------------------------------------------------------------------------
+H100 = {"sms": 132, "schedulers_per_sm": 4, "registers_per_sm": 65536, "max_warps_per_sm": 64,
+        "max_blocks_per_sm": 32, "register_unit": 256, "max_registers": 255,
+        "clock_ghz": 1.75, "memory_bytes": 80 * 10**9}
+BATCHES = (4096, 16384, 65536)
+
+
+def warps_per_sm(registers: int, threads_per_block: int, gpu: dict = H100) -> int:
+    """Warps an SM can hold at once for a kernel of `registers` per thread (shared memory unused
+    by the kernels): whole blocks, registers allocated per warp in units of register_unit."""
+    warps_per_block = math.ceil(threads_per_block / 32)
+    per_warp = math.ceil(registers * 32 / gpu["register_unit"]) * gpu["register_unit"]
+    by_registers = (gpu["registers_per_sm"] // (per_warp * warps_per_block)) if registers else \
+        gpu["max_blocks_per_sm"]
+    blocks = min(by_registers, gpu["max_warps_per_sm"] // warps_per_block,
+                 gpu["max_blocks_per_sm"])
+    return blocks * warps_per_block
+
+
+def occupancy(registers: int, threads_per_block: int, consoles: int, gpu: dict = H100) -> dict:
+    """Warps resident per scheduler for one launch over `consoles` (one thread each): the grid's
+    warps spread over the SMs, capped by what registers allow. Assumes blocks spread evenly
+    (the block scheduler fills SMs round-robin)."""
+    schedulers = gpu["sms"] * gpu["schedulers_per_sm"]
+    blocks = math.ceil(consoles / threads_per_block)
+    warps_per_block = math.ceil(threads_per_block / 32)
+    limit_sm = warps_per_sm(registers, threads_per_block, gpu)
+    blocks_per_sm = min(math.ceil(blocks / gpu["sms"]), limit_sm // warps_per_block)
+    resident = blocks_per_sm * warps_per_block
+    waves = math.ceil(blocks / (gpu["sms"] * (limit_sm // warps_per_block)))
+    return {"consoles": consoles, "warps": math.ceil(consoles / 32), "blocks": blocks,
+            "warps_per_sm_limit": limit_sm,
+            "warps_per_scheduler_limit": limit_sm / gpu["schedulers_per_sm"],
+            "resident_warps_per_scheduler": resident / gpu["schedulers_per_sm"],
+            "waves": waves, "sms_busy": min(blocks, gpu["sms"]),
+            "theoretical_occupancy": limit_sm / gpu["max_warps_per_sm"],
+            "even_share_warps_per_scheduler": consoles / 32 / schedulers}
+
+
+def memory(game: str = "pong", sizes=(16, 64)) -> dict:
+    """Bytes per console of the agent-step env and of a raw AtariEmulator (the runbook's own
+    measure, on the CPU backend: the same arrays as the GPU backend allocates, here in host
+    memory; a batch also holds a few fixed tables)."""
+    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
+    from preflight import memory_per_console
+
+    return memory_per_console("cpu", game=game, sizes=sizes)
+
+
+def largest_batch(bytes_per_console: float, gpu: dict = H100, usable: float = 0.9) -> int:
+    """Consoles that fit in `usable` of the GPU's memory (the runbook's preflight uses 90% of the
+    free memory the same way)."""
+    return int(usable * gpu["memory_bytes"] // bytes_per_console)
+
+
+def occupancy_table(kernel_registers: dict, threads_per_block: int, batches) -> list[dict]:
+    rows = []
+    for kernel, registers in kernel_registers.items():
+        for n in batches:
+            rows.append({"kernel": kernel, "registers": registers,
+                         "threads_per_block": threads_per_block,
+                         **occupancy(registers, threads_per_block, n)})
+    return rows
+
+
+def occupancy_markdown(rows: list[dict], mem: dict | None) -> str:
+    lines = ["| kernel | registers | threads/block | consoles | blocks | SMs busy | resident "
+             "warps/scheduler | limit warps/scheduler (theoretical occupancy) | waves |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['kernel']} | {r['registers']} | {r['threads_per_block']} | "
+                     f"{r['consoles']:,} | {r['blocks']:,} | {r['sms_busy']} | "
+                     f"{r['resident_warps_per_scheduler']:g} | "
+                     f"{r['warps_per_scheduler_limit']:g} ({r['theoretical_occupancy']:.1%}) | "
+                     f"{r['waves']} |")
+    if mem:
+        lines += ["", "| batch kind | bytes per console | fixed bytes | largest batch in 90% of "
+                  "80 GB |", "|---|---|---|---|"]
+        for kind in ("agent_step_env", "emulator"):
+            m = mem[kind]
+            lines.append(f"| {kind} | {m['bytes_per_console']:,} | {m['fixed_bytes']:,} | "
+                         f"{largest_batch(m['bytes_per_console']):,} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: the warp-lockstep model over a trace of the GPU's code path (tools/gpu_trace.py)
+# ---------------------------------------------------------------------------------------------
+# Path weights, in SASS instructions: ASSUMED, not measured. The static part counts SASS per
+# out-of-line function only (numba-cuda gives no line information for the inlined core), so
+# the cost of one opcode's path through the dispatch, of a device call and of a colour clock of
+# pixel drawing are parameters here (--weights). The weight-free figures (lanes advanced per
+# step, distinct paths per step, accesses per frame) do not depend on them.
+DEFAULT_WEIGHTS = {"common": 40, "mode": 25, "class": 20, "operation": 15, "device_call": 120,
+                   "clock": 6}
+
+
+def _decode_tables():
+    from cule_py.kernels import opcodes as oc
+
+    return (np.asarray(oc.ADDRESS_MODE, np.int64), np.asarray(oc.OPERATION_CLASS, np.int64),
+            np.asarray(oc.OPERATION, np.int64))
+
+
+def _distinct_per_column(keys, active):
+    """Distinct non-negative keys per column of a (lanes, steps) array among active lanes."""
+    k = np.where(active, keys, -1)
+    k = np.sort(k, axis=0)
+    new = np.ones_like(k, dtype=bool)
+    new[1:] = k[1:] != k[:-1]
+    return (new & (k >= 0)).sum(axis=0)
+
+
+def lockstep_warp(segments: list, weights: dict) -> dict:
+    """One warp's frame under SIMT lockstep as the decoded core runs today: step k, every lane
+    still in the frame executes its k-th 6507 instruction; lanes diverge by address mode, class
+    and operation (one path per distinct value, each paid once per step: the union of the
+    lanes' paths), device calls serialise per distinct class that makes one, and the pixel loop
+    inside a call runs as long as its longest lane. Also the min-PC schedule (only the lanes at
+    the smallest PC advance) as the lanes it would advance per step. `segments`: per lane the
+    (n, COLUMNS) records of the frame."""
+    import gpu_trace as T
+
+    modes, classes, operations = _decode_tables()
+    lanes = len(segments)
+    steps = max(len(seg) for seg in segments)
+    op = np.full((lanes, steps), -1, np.int64)
+    access = np.zeros((lanes, steps), np.int64)
+    render = np.zeros((lanes, steps), np.int64)
+    pcs = np.full((lanes, steps), -1, np.int64)
+    for lane, seg in enumerate(segments):
+        n = len(seg)
+        op[lane, :n] = seg[:, T.R_OP]
+        pcs[lane, :n] = seg[:, T.R_PC]
+        access[lane, :n] = seg[:, [T.R_TIA_READ, T.R_TIA_WRITE, T.R_RIOT_READ,
+                                   T.R_RIOT_WRITE]].sum(axis=1)
+        render[lane, :n] = seg[:, T.R_RENDER]
+    active = op >= 0
+    opc = np.where(active, op, 0)
+    mode, cls, operation = modes[opc], classes[opc], operations[opc]
+    w = weights
+    thread = (w["common"] + w["mode"] + w["class"] + w["operation"]) * active \
+        + w["device_call"] * (access > 0) + w["clock"] * render
+    calls = np.zeros(steps, np.int64)
+    longest = np.zeros(steps, np.int64)
+    for c in range(4):
+        in_class = active & (cls == c)
+        calls += (in_class & (access > 0)).any(axis=0)
+        longest += np.where(in_class, render, 0).max(axis=0)
+    warp = (w["common"] + w["mode"] * _distinct_per_column(mode, active)
+            + w["class"] * _distinct_per_column(cls, active)
+            + w["operation"] * _distinct_per_column(operation, active)
+            + w["device_call"] * calls + w["clock"] * longest)
+    # min-PC: each step the lanes whose next instruction has the smallest PC advance.
+    positions = np.zeros(lanes, np.int64)
+    lengths = np.array([len(seg) for seg in segments])
+    min_pc_steps = 0
+    while True:
+        left = positions < lengths
+        if not left.any():
+            break
+        current = np.where(left, pcs[np.arange(lanes), np.minimum(positions, steps - 1)],
+                           1 << 30)
+        positions += current == current.min()
+        min_pc_steps += 1
+    return {"instructions": int(active.sum()), "steps": steps, "min_pc_steps": min_pc_steps,
+            "thread_cost": float(thread.sum()), "warp_cost": float(warp.sum()),
+            "distinct_opcodes": float(_distinct_per_column(op, active).mean()),
+            "steps_with_render": int((render.max(axis=0) > 0).sum()),
+            "render_clocks": int(render.sum()), "render_max_sum": int(render.max(axis=0).sum())}
+
+
+def lockstep_model(traced: dict, weights: dict = DEFAULT_WEIGHTS, warp: int = 32) -> dict:
+    """Per console-frame counts and the lockstep figures over all warps and traced frames."""
+    import gpu_trace as T
+
+    rec, ends = traced["records"], traced["ends"]
+    consoles, frames = ends.shape
+    totals = collections.Counter()
+    starts = np.zeros(consoles, np.int64)
+    for f in range(frames):
+        for first in range(0, consoles, warp):
+            lanes = range(first, min(first + warp, consoles))
+            segments = [rec[c, starts[c]:ends[c, f]] for c in lanes]
+            if max(len(s) for s in segments) == 0:
+                continue
+            totals.update(lockstep_warp(segments, weights))
+            totals["warps"] += 1
+            totals["lanes"] += len(segments)
+        starts = ends[:, f].copy()
+    used = [rec[c, :ends[c, -1]] for c in range(consoles)]
+    every = np.concatenate(used)
+    console_frames = consoles * frames
+    per_frame = {
+        "instructions": len(every) / console_frames,
+        "tia_reads": every[:, T.R_TIA_READ].sum() / console_frames,
+        "tia_writes": every[:, T.R_TIA_WRITE].sum() / console_frames,
+        "riot_reads": every[:, T.R_RIOT_READ].sum() / console_frames,
+        "riot_writes": every[:, T.R_RIOT_WRITE].sum() / console_frames,
+        "cart_accesses": every[:, T.R_CART].sum() / console_frames,
+        "instructions_that_render": (every[:, T.R_RENDER] > 0).sum() / console_frames,
+        "render_clocks": every[:, T.R_RENDER].sum() / console_frames,
+        "cpu_cycles": every[:, T.R_CYCLES].sum() / console_frames,
+    }
+    lanes_per_warp = totals["lanes"] / max(totals["warps"], 1)
+    return {
+        "consoles": consoles, "frames": frames, "warps": totals["warps"],
+        "per_console_frame": {k: round(float(v), 1) for k, v in per_frame.items()},
+        # All lanes still in the frame execute every step today: this is 32 x the frame-length
+        # balance of a warp (mean / longest), the divergence is inside the step (weighted).
+        "lanes_advanced_per_step": totals["instructions"] / max(totals["steps"], 1),
+        "frame_balance": totals["instructions"] / max(totals["steps"] * lanes_per_warp, 1),
+        "lanes_advanced_per_step_min_pc": totals["instructions"] / max(totals["min_pc_steps"], 1),
+        "lanes_per_warp": lanes_per_warp,
+        "distinct_opcodes_per_step": totals["distinct_opcodes"] / max(totals["warps"], 1),
+        "pixel_loop_efficiency": totals["render_clocks"] / max(
+            totals["render_max_sum"] * lanes_per_warp, 1),
+        "active_threads_per_warp_instruction": totals["thread_cost"] / max(
+            totals["warp_cost"], 1),
+        "warp_instructions_per_console_frame": totals["warp_cost"] / console_frames,
+        "thread_instructions_per_console_frame": totals["thread_cost"] / console_frames,
+        "weights": dict(weights),
+    }
+
+
+def predicted_fps(warp_instructions_per_console_frame: float, warps_per_scheduler: float,
+                  gpu: dict = H100, ipc_one_warp: float = 0.16) -> dict:
+    """fps = schedulers x clock x IPC / W, W the warp instructions per console-frame. IPC per
+    scheduler: ncu's 0.16 at one warp per scheduler (2ee2133, Pong); with more resident warps
+    low = no gain (latency not hidden at all), high = linear in warps up to 1 issue per cycle."""
+    schedulers = gpu["sms"] * gpu["schedulers_per_sm"]
+    rate = schedulers * gpu["clock_ghz"] * 1e9 / warp_instructions_per_console_frame
+    low = ipc_one_warp
+    high = min(1.0, ipc_one_warp * max(warps_per_scheduler, 1))
+    return {"ipc_low": low, "ipc_high": high, "fps_low": rate * low, "fps_high": rate * high}
+
+
+def trace_markdown(results: dict) -> str:
+    lines = ["| game | consoles x frames | 6507 instr. | TIA r/w | RIOT r/w | cart acc. | "
+             "render clocks (instr. rendering) | frame balance in a warp | lanes/step min-PC | "
+             "distinct opcodes/step | pixel-loop eff. | active threads/warp instr. (weighted) | "
+             "W warp instr./console-frame (weighted) |", "|---" * 13 + "|"]
+    for game, r in results.items():
+        p = r["per_console_frame"]
+        lines.append(
+            f"| {game} | {r['consoles']} x {r['frames']} | {p['instructions']:,.0f} | "
+            f"{p['tia_reads']:,.0f}/{p['tia_writes']:,.0f} | {p['riot_reads']:,.0f}/"
+            f"{p['riot_writes']:,.0f} | {p['cart_accesses']:,.0f} | {p['render_clocks']:,.0f} "
+            f"({p['instructions_that_render']:,.0f}) | {r['frame_balance']:.3f} | "
+            f"{r['lanes_advanced_per_step_min_pc']:.1f} | {r['distinct_opcodes_per_step']:.1f} | "
+            f"{r['pixel_loop_efficiency']:.2f} | {r['active_threads_per_warp_instruction']:.1f} | "
+            f"{r['warp_instructions_per_console_frame']:,.0f} |")
+    first = next(iter(results.values()), None)
+    if first and first.get("prediction"):
+        lines += ["", "| game | consoles | warps/scheduler | frames/s (IPC low-high) |",
+                  "|---|---|---|---|"]
+        for game, r in results.items():
+            for p in r["prediction"]:
+                lines.append(f"| {game} | {p['consoles']:,} | {p['warps_per_scheduler']:g} | "
+                             f"{p['fps_low'] / 1e6:.2f}-{p['fps_high'] / 1e6:.2f} M "
+                             f"({p['ipc_low']:.2f}-{p['ipc_high']:.2f}) |")
+    return "\n".join(lines)
+
+
+def _trace_command(args) -> int:
+    sys.path.insert(0, str(REPO / "tools"))
+    weights = dict(DEFAULT_WEIGHTS)
+    for item in filter(None, args.weights.split(",")):
+        key, value = item.split("=")
+        if key not in weights:
+            raise SystemExit(f"unknown weight {key!r}; known: {', '.join(weights)}")
+        weights[key] = float(value)
+    import gpu_trace as T
+
+    results = {}
+    for game in args.games:
+        start = time.perf_counter()
+        traced = T.trace(game, args.consoles, args.frames, args.warmup, args.seed)
+        model = lockstep_model(traced, weights)
+        model["trace_s"] = round(time.perf_counter() - start, 1)
+        model["prediction"] = []
+        for n in args.batches:
+            occ = occupancy(args.registers, args.threads_per_block, n)
+            fps = predicted_fps(model["warp_instructions_per_console_frame"],
+                                occ["resident_warps_per_scheduler"])
+            model["prediction"].append({"consoles": n, "warps_per_scheduler":
+                                        occ["resident_warps_per_scheduler"], **fps})
+        results[game] = model
+        print(f"{game}: traced and modelled in {model['trace_s']} s", flush=True)
+    text = trace_markdown(results)
+    print(text)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
+    if args.md:
+        pathlib.Path(args.md).write_text(text + "\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    static = sub.add_parser("static", help="registers, spills, SASS per function")
+    static.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=list(KERNELS))
+    static.add_argument("--cubin-dir", help="analyse the *<kernel>*.cubin files here instead of "
+                        "compiling")
+    static.add_argument("--keep", help="directory to keep the .ptx, .cubin and link logs in")
+    static.add_argument("--json")
+    static.add_argument("--md")
+    static.add_argument("--check-caps", action="store_true",
+                        help="exit 1 when a kernel exceeds its register/spill cap")
+    occ = sub.add_parser("occupancy", help="warps per scheduler by batch; memory per console")
+    occ.add_argument("--static-json", help="static's --json output (registers per kernel)")
+    occ.add_argument("--registers", type=int, nargs="*", default=[],
+                     help="register counts to tabulate instead (or as well)")
+    occ.add_argument("--threads-per-block", type=int,
+                     default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
+    occ.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    occ.add_argument("--memory", action="store_true",
+                     help="measure memory per console (CPU backend, pong, 16 and 64 consoles) "
+                          "and add the largest batch to the table")
+    occ.add_argument("--json")
+    occ.add_argument("--md")
+    tr = sub.add_parser("trace", help="the warp-lockstep model over a trace of the decoded core")
+    tr.add_argument("--games", nargs="+", default=["pong"])
+    tr.add_argument("--consoles", type=int, default=64, help="consoles per game (warps of 32)")
+    tr.add_argument("--frames", type=int, default=2, help="traced frames")
+    tr.add_argument("--warmup", type=int, default=300, help="random frames before tracing")
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--weights", default="",
+                    help="path weights in SASS, e.g. common=40,mode=25,class=20,operation=15,"
+                         "device_call=120,clock=6 (assumed, see DEFAULT_WEIGHTS)")
+    tr.add_argument("--registers", type=int, default=255,
+                    help="registers per thread for the occupancy of the prediction")
+    tr.add_argument("--threads-per-block", type=int,
+                    default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
+    tr.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    tr.add_argument("--json")
+    tr.add_argument("--md")
+    args = parser.parse_args(argv)
+
+    if args.command == "trace":
+        return _trace_command(args)
+
+    if args.command == "static":
+        rows = run_static(args.kernels, args.cubin_dir, args.keep)
+        text = static_markdown(rows)
+        print("\n" + text)
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
+        if args.md:
+            pathlib.Path(args.md).write_text(text + "\n")
+        if args.check_caps:
+            problems = [p for r in rows for p in check_caps(r)]
+            for p in problems:
+                print("CAP EXCEEDED:", p)
+            return 1 if problems else 0
+        return 0
+
+    registers = {}
+    if args.static_json:
+        for r in json.loads(pathlib.Path(args.static_json).read_text()):
+            registers[r["kernel"]] = r["registers"]
+    for n in args.registers:
+        registers[f"{n} registers"] = n
+    if not registers:
+        parser.error("give --static-json or --registers")
+    mem = memory() if args.memory else None
+    batches = list(args.batches)
+    if mem:
+        batches.append(largest_batch(mem["agent_step_env"]["bytes_per_console"]))
+    rows = occupancy_table(registers, args.threads_per_block, batches)
+    text = occupancy_markdown(rows, mem)
+    print(text)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "memory": mem}, indent=1))
+    if args.md:
+        pathlib.Path(args.md).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""A trace of the GPU's code path for tools/gpu_model.py's warp-lockstep model (issue 24).
+
+The GPU runs the decoded core (console.run_instructions: cpu6507's `step` bound to the console
+bus), not the CPU backend's fast path. This module builds a second binding of the same core
+from the same register_jitable pieces (cpu6507.make_cpu, console.console_read/console_write,
+the TIA and cartridge code, environment.apply_inputs) with a bus that also
+records, per executed 6507 instruction: its PC and opcode, the TIA/RIOT reads and writes, the
+cartridge accesses, the CPU cycles and how far the TIA's render cursor advanced (the colour
+clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Only the loops
+around the core are restated here (`_traced_instructions`, `_traced_frame` and `trace_frames`:
+console.run_instructions, console.run_frame and environment.emulate's steps with the traced
+core); nothing under cule_py/kernels/ changes, and results equal the package's (the test
+compares RAM, frame buffers and CPU state after tracing with the CPU backend's act()).
+
+It is compiled with numba on the CPU (minutes, once per process; it is not cached).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.extending import register_jitable
+
+from cule_py.kernels import environment as E
+from cule_py.kernels import layout as L
+from cule_py.kernels import tia
+from cule_py.kernels.cart import cart_frame_start
+from cule_py.kernels.console import INSTRUCTIONS_PER_FRAME, console_read, console_write
+from cule_py.kernels.cpu6507 import ALE, make_cpu
+
+# Columns of a trace record (one row per executed instruction).
+R_PC, R_OP, R_TIA_READ, R_TIA_WRITE, R_RIOT_READ, R_RIOT_WRITE, R_CART, R_CYCLES, R_RENDER = \
+    range(9)
+COLUMNS = 9
+
+
+@register_jitable
+def _count(rec, i, addr, write):
+    if addr & 0x1000:
+        rec[i, R_CART] += 1
+    elif (addr & 0x280) == 0x80:
+        pass                                     # RIOT RAM: inline on the GPU, not counted
+    elif addr & 0x80:
+        rec[i, R_RIOT_WRITE if write else R_RIOT_READ] += 1
+    else:
+        rec[i, R_TIA_WRITE if write else R_TIA_READ] += 1
+
+
+@register_jitable
+def traced_read(bus, addr, clk, data_bus):
+    rom, scheme, ram, st, fb, env, rec, i = bus
+    value = console_read((rom, scheme, ram, st, fb, env), addr, clk, data_bus)
+    if rec[i, R_OP] < 0:                         # the opcode fetch, the step's first access
+        rec[i, R_PC] = addr
+        rec[i, R_OP] = value & 0xFF
+    _count(rec, i, addr, False)
+    return value
+
+
+@register_jitable
+def traced_write(bus, addr, value, clk):
+    rom, scheme, ram, st, fb, env, rec, i = bus
+    _count(rec, i, addr, True)
+    return console_write((rom, scheme, ram, st, fb, env), addr, value, clk)
+
+
+traced_step = make_cpu(traced_read, traced_write, ALE)
+
+
+@register_jitable
+def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, rec, n):
+    """console.run_instructions with the traced core; rows n.. of rec filled."""
+    jammed = False
+    for _ in range(INSTRUCTIONS_PER_FRAME):
+        if n >= rec.shape[0]:
+            break
+        for c in range(COLUMNS):
+            rec[n, c] = 0
+        rec[n, R_OP] = -1
+        cursor = np.int32(st[env, L.TIA_CURSOR])
+        before = clk
+        pc, a, x, y, s, p, clk, jammed = traced_step((rom, scheme, ram, st, fb, env, rec, n),
+                                                     pc, a, x, y, s, p, clk)
+        rec[n, R_CYCLES] = np.int32(clk - before)
+        rec[n, R_RENDER] = max(np.int32(st[env, L.TIA_CURSOR]) - cursor, 0)
+        n += 1
+        if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
+            break
+    return pc, a, x, y, s, p, clk, jammed, n
+
+
+@register_jitable
+def _traced_frame(rom, scheme, ram, st, fb, env, rec, n):
+    """console.run_frame, the core traced; returns the next free row of rec."""
+    clk = np.int32(st[env, L.CYCLES])
+    fresh = st[env, L.TIA_PARTIAL_FRAME] == 0
+    if fresh:
+        cart_frame_start(scheme, st, env, clk)
+        tia.start_frame(st, env, clk)
+        clk = np.int32(0)
+    st[env, L.TIA_PARTIAL_FRAME] = 1
+    st[env, L.TIA_FRAME_ENDED] = 0
+    if st[env, L.CPU_JAMMED] == 0:
+        pc, a, x, y, s, p, clk, jammed, n = _traced_instructions(
+            rom, scheme, ram, st, fb, env, np.int32(st[env, L.CPU_PC]), np.int32(st[env, L.CPU_A]),
+            np.int32(st[env, L.CPU_X]), np.int32(st[env, L.CPU_Y]), np.int32(st[env, L.CPU_S]),
+            np.int32(st[env, L.CPU_P]), np.int64(clk), rec, n)
+        if jammed:
+            st[env, L.CPU_JAMMED] = 1
+        st[env, L.CPU_PC] = pc
+        st[env, L.CPU_A] = a
+        st[env, L.CPU_X] = x
+        st[env, L.CPU_Y] = y
+        st[env, L.CPU_S] = s
+        st[env, L.CPU_P] = p
+    st[env, L.CYCLES] = clk
+    scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
+    st[env, L.TIA_CURRENT_SCANLINE] = scanline
+    st[env, L.TIA_FRAME_COMPLETE] = 1 if (
+        fresh and st[env, L.TIA_FRAME_ENDED] != 0
+        and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
+    if st[env, L.TIA_FRAME_ENDED] != 0:
+        st[env, L.TIA_PARTIAL_FRAME] = 0
+        st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
+    elif st[env, L.TIA_FRAME_GREYED] == 0:
+        tia.grey_out_frame(st, fb, env)
+        st[env, L.TIA_FRAME_GREYED] = 1
+    return n
+
+
+@njit(_nrt=False, forceinline=True)
+def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends):
+    """Per console env and frame f, environment.emulate(rows[env, f], 1) with the core traced:
+    the action on the input pins (a paddle turned first) and one traced frame; ends[env, f] is
+    the row of rec[env] after it. The game's step (RomSettings, game_logic: rewards and game
+    over, which read RAM and change no console state) is left out: it is not the 6507's path
+    (and compiling every game's logic adds a few seconds)."""
+    for env in range(st.shape[0]):
+        n = 0
+        for f in range(rows.shape[1]):
+            row = rows[env, f]
+            if params[E.P_PADDLES] != 0:
+                resistance = np.int32(st[env, L.ENV_PADDLE0]) + np.int32(
+                    inputs[E.SWITCHES_PLAIN, row, E.INPUT_PADDLE_MOVE])
+                resistance = max(params[E.P_PADDLE_MIN], min(params[E.P_PADDLE_MAX], resistance))
+                st[env, L.ENV_PADDLE0] = resistance
+            E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
+            n = _traced_frame(rom, scheme, ram, st, fb, env, rec[env], n)
+            ends[env, f] = n
+
+
+def trace(game: str, consoles: int, frames: int, warmup: int, seed: int = 0) -> dict:
+    """Warm `consoles` consoles of `game` up with `warmup` random frames on the CPU backend (its
+    fast path gives the decoded core's results), then trace `frames` frames of random actions
+    through the decoded core (no sticky actions). Returns the records (consoles, rows,
+    COLUMNS), the per-frame end rows (consoles, frames), the batch and the traced actions."""
+    from cule_py import AtariEmulator
+
+    rng = np.random.default_rng(seed)
+    emulator = AtariEmulator(game, consoles, seed=seed)
+    legal = np.arange(18)
+    for _ in range(warmup):
+        emulator.act(rng.choice(legal, consoles))
+    batch = emulator._batch
+    actions = rng.choice(legal, (consoles, frames))
+    rows = batch._act_rows[actions].astype(np.int32)
+    rec = np.zeros((consoles, frames * INSTRUCTIONS_PER_FRAME, COLUMNS), np.int32)
+    ends = np.zeros((consoles, frames), np.int64)
+    args = batch.drive_args(E.OP_ACT, batch._all, batch.difficulty, 1)
+    (_, rom, scheme, ram, st, fb, _, params, inputs) = args[:9]
+    trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends)
+    return {"records": rec, "ends": ends, "batch": batch, "actions": actions}
