@@ -1,8 +1,10 @@
-"""Device strings ("cpu", "cuda", "cuda:N") and the checks that turn a missing GPU into a clear error."""
+"""Device strings ("cpu", "cuda", "cuda:N"), the checks that turn a missing GPU into a clear error,
+the GPU backend's arrays and launches (GpuArrays), and CallClock, which times calls on either device."""
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,3 +206,37 @@ class GpuArrays:
         converted = [self._numba_view(a) if isinstance(a, cp.ndarray) else a for a in args]
         tpb = self.threads_per_block
         kernel[(consoles + tpb - 1) // tpb, tpb, self.stream()](*converted)
+
+
+class CallClock:
+    """Seconds spent inside some calls (cule_py.steady_state's reset share). Without cupy:
+    perf_counter around each call (the CPU backend's kernels run synchronously). With cupy: a pair
+    of CUDA events around each call on the current stream, read only in `take`, after the caller
+    has synchronized, so timing never makes the host wait for the GPU."""
+
+    def __init__(self, cupy=None):
+        self._cupy = cupy
+        self._seconds = 0.0
+        self._events: list[tuple] = []
+
+    def time(self, call, *args) -> None:
+        if self._cupy is None:
+            start = time.perf_counter()
+            call(*args)
+            self._seconds += time.perf_counter() - start
+            return
+        start, stop = self._cupy.cuda.Event(), self._cupy.cuda.Event()
+        start.record()
+        call(*args)
+        stop.record()
+        self._events.append((start, stop))
+
+    def take(self) -> float:
+        """The seconds summed since the last take (waits for the recorded events), then zero."""
+        for start, stop in self._events:
+            stop.synchronize()
+            self._seconds += self._cupy.cuda.get_elapsed_time(start, stop) / 1000.0
+        self._events.clear()
+        seconds, self._seconds = self._seconds, 0.0
+        return seconds
+

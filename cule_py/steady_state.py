@@ -34,6 +34,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ._device import CallClock
+
 __all__ = ["Window", "SteadyStateResult", "PairedComparison", "measure_vector_env",
            "measure_emulator",
            "make_cule_env", "make_ale_env", "compare_cpu", "comparison_table", "comparison_notes",
@@ -363,7 +365,7 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
     n = emulator.num_envs
     xp = getattr(emulator, "xp", None) or np
     on_device = xp is not np
-    clock = _ResetClock(xp if on_device else None)
+    clock = CallClock(xp if on_device else None)
     actions = np.asarray(emulator.minimal_action_set())
     rng = np.random.default_rng(seed)
 
@@ -424,36 +426,6 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
                              threads=threads, frameskip=1, warmup_steps=done,
                              warmup_target=warmup_frames, distinct_ram=distinct,
                              windows=measured, warmup_seconds=warmup_seconds, notes=notes)
-
-
-class _ResetClock:
-    """Seconds spent in reset calls: perf_counter on the CPU (they run synchronously), a pair of
-    CUDA events around the call on a GPU, summed when taken (after the caller's sync)."""
-
-    def __init__(self, cupy=None):
-        self._cupy = cupy
-        self._seconds = 0.0
-        self._events: list = []
-
-    def time(self, call, *args) -> None:
-        if self._cupy is None:
-            t0 = time.perf_counter()
-            call(*args)
-            self._seconds += time.perf_counter() - t0
-            return
-        start, stop = self._cupy.cuda.Event(), self._cupy.cuda.Event()
-        start.record()
-        call(*args)
-        stop.record()
-        self._events.append((start, stop))
-
-    def take(self) -> float:
-        for start, stop in self._events:
-            stop.synchronize()
-            self._seconds += self._cupy.cuda.get_elapsed_time(start, stop) / 1000.0
-        self._events.clear()
-        seconds, self._seconds = self._seconds, 0.0
-        return seconds
 
 
 def make_cule_env(game: str, num_envs: int, device: str = "cpu", threads: int | None = None,

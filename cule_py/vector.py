@@ -24,14 +24,13 @@ default on; exact, see the kernel's module doc).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from gymnasium.spaces import Box, Discrete
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import palette as palette_
+from ._device import CallClock
 from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
 from .console import ConsoleBatch
@@ -55,40 +54,6 @@ def _autoreset_name(mode) -> str:
     if key not in aliases:
         raise ValueError(f"autoreset_mode must be NextStep, SameStep or Disabled, got {mode!r}")
     return aliases[key]
-
-
-class _AutoresetClock:
-    """Seconds spent in the autoreset launches of `step`, for cule_py.steady_state's reset share.
-
-    CPU: perf_counter around the reset kernels (they run synchronously). GPU: a pair of CUDA
-    events around the reset launch, read only in `take` after the caller has synchronized, so
-    timing never makes the host wait for the GPU inside a step."""
-
-    def __init__(self, cupy=None):
-        self._cupy = cupy
-        self._seconds = 0.0
-        self._events: list[tuple] = []
-
-    def time_host(self, run, *args) -> None:
-        start = time.perf_counter()
-        run(*args)
-        self._seconds += time.perf_counter() - start
-
-    def time_device(self, launch, *args) -> None:
-        start, stop = self._cupy.cuda.Event(), self._cupy.cuda.Event()
-        start.record()
-        launch(*args)
-        stop.record()
-        self._events.append((start, stop))
-
-    def take(self) -> float:
-        """The seconds summed since the last take (waits for the recorded events), then zero."""
-        for start, stop in self._events:
-            stop.synchronize()
-            self._seconds += self._cupy.cuda.get_elapsed_time(start, stop) / 1000.0
-        self._events.clear()
-        seconds, self._seconds = self._seconds, 0.0
-        return seconds
 
 
 class AtariVectorEnv(VectorEnv):
@@ -220,7 +185,7 @@ class AtariVectorEnv(VectorEnv):
         self._rng_headroom = 0
         self._started = False
         # Off (None) unless cule_py.steady_state asks: then step times its autoreset launches.
-        self._autoreset_clock: _AutoresetClock | None = None
+        self._autoreset_clock: CallClock | None = None
         self._setup_spaces()
 
     def _setup_spaces(self):
@@ -357,8 +322,8 @@ class AtariVectorEnv(VectorEnv):
                     if self._autoreset_clock is None:
                         self._run_reset_kernels(K.OP_AUTORESET, self._all)
                     else:
-                        self._autoreset_clock.time_host(self._run_reset_kernels,
-                                                        K.OP_AUTORESET, self._all)
+                        self._autoreset_clock.time(self._run_reset_kernels,
+                                                   K.OP_AUTORESET, self._all)
         ended = self._agent[:, K.A_GAME_ENDED] != 0
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()
@@ -384,13 +349,13 @@ class AtariVectorEnv(VectorEnv):
         if self._autoreset_clock is None:
             self._launch_reset(K.OP_AUTORESET, self._all)
         else:
-            self._autoreset_clock.time_device(self._launch_reset, K.OP_AUTORESET, self._all)
+            self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, self._all)
 
     # -- reset timing for cule_py.steady_state (off unless asked for) ------------------------------
     def _time_autoresets(self, on: bool = True) -> None:
         """Start (on) or stop timing the autoreset launches inside `step`; starting zeroes the
         sum. Off by default: `step` then pays one `is None` test per autoreset launch."""
-        self._autoreset_clock = (_AutoresetClock(None if self._gpu is None else self._gpu.cupy)
+        self._autoreset_clock = (CallClock(None if self._gpu is None else self._gpu.cupy)
                                  if on else None)
 
     def _autoreset_seconds(self) -> float:

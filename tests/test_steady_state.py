@@ -16,7 +16,7 @@ from gymnasium.spaces import Discrete
 
 from cule_py import bench
 from cule_py import steady_state as ss
-from cule_py.vector import _AutoresetClock
+from cule_py._device import CallClock
 
 
 class FakeClock:
@@ -173,10 +173,10 @@ def test_gpu_autoreset_clock_sums_event_pairs_when_taken():
     def launch(seconds):
         Event.now += seconds
 
-    clock = _AutoresetClock(fake_cupy)
-    clock.time_device(launch, 0.25)
+    clock = CallClock(fake_cupy)
+    clock.time(launch, 0.25)
     Event.now += 10.0                     # between launches: not counted
-    clock.time_device(launch, 0.5)
+    clock.time(launch, 0.5)
     assert clock.take() == pytest.approx(0.75)
     assert clock.take() == 0.0
 
