@@ -3,6 +3,7 @@ the GPU backend's arrays and launches (GpuArrays), and CallClock, which times ca
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from dataclasses import dataclass
@@ -30,6 +31,18 @@ def parse_device(device: str) -> Device:
 
 def simulator_enabled() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+def gpu_available() -> bool:
+    """A real GPU that numba can use, and cupy for its arrays (the simulator is no GPU)."""
+    if simulator_enabled() or importlib.util.find_spec("cupy") is None:
+        return False
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:        # noqa: BLE001 - a broken driver install counts as no GPU
+        return False
 
 
 def require_cuda(index: int):

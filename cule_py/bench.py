@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from typing import Callable, Sequence
@@ -40,6 +39,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import flat6502
+from ._device import gpu_available
 from . import steady_state as ss
 from .asm6502 import assemble
 
@@ -225,15 +225,6 @@ def _machine_line() -> str:
     return (f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical "
             f"CPUs, numba threads {numba.config.NUMBA_NUM_THREADS}, python "
             f"{platform.python_version()}, numba {numba.__version__}")
-
-
-def gpu_available() -> bool:
-    """A GPU cule_py can benchmark: cupy imports and numba finds CUDA."""
-    try:
-        import cupy  # noqa: F401
-    except Exception:  # noqa: BLE001 - no cupy, or a cupy without its CUDA libraries
-        return False
-    return _gpu_present()
 
 
 def _gpu_line() -> str:

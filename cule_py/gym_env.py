@@ -27,7 +27,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from ._device import parse_device, require_cuda, simulator_enabled
+from ._device import gpu_available, parse_device, require_cuda
 from .emulator import AtariEmulator, EmulatorState
 from .games import Action
 from .vector import AtariVectorEnv
@@ -98,15 +98,7 @@ def _resolve(env_id) -> tuple[str, dict, str | None]:
 
 
 # -- devices and array types --------------------------------------------------------------------
-def _gpu_available() -> bool:
-    """A real GPU that numba can use, and cupy for its arrays."""
-    if simulator_enabled() or importlib.util.find_spec("cupy") is None:
-        return False
-    try:
-        from numba import cuda
-        return bool(cuda.is_available())
-    except Exception:        # a broken driver install counts as no GPU
-        return False
+_gpu_available = gpu_available
 
 
 def _resolve_device(device: str | None) -> str:

@@ -86,13 +86,9 @@ def _jsonable(value):
 
 
 def gpu_present() -> bool:
-    try:
-        import cupy  # noqa: F401
-        from numba import cuda
+    from cule_py._device import gpu_available
 
-        return bool(cuda.is_available())
-    except Exception:  # noqa: BLE001 - no CUDA stack at all
-        return False
+    return gpu_available()
 
 
 def machine() -> dict:
