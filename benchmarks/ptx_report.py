@@ -5,8 +5,9 @@ compute capability) is stubbed, NVVM (numba-cuda[cu13]) writes the PTX, and `ptx
 for registers, spills, stack/local memory and the SASS size; where ptxas is missing or older than
 the PTX ISA NVVM wrote, nvJitLink from the nvidia-nvjitlink wheel (same release as NVVM) does.
 Besides the package's own kernels it builds variants of the core and the flat bus inside this
-script, to measure integer styles before one is adopted. Results and the rule they led to:
-docs/developer.md, "Integer style in the hot loop (measured)".
+script, to measure integer styles before one is adopted. Results: docs/performance-log.md,
+"Integer style in the hot loop (measured)"; the rule they led to: docs/architecture.md, "The
+integer rule".
 
     python benchmarks/ptx_report.py                     # package + all variants, both models
     python benchmarks/ptx_report.py --variants package  # just the package kernels

@@ -14,7 +14,7 @@ noop_max 30, fire reset, NextStep autoreset), sticky actions 0.25, random action
 `--emulator`: emulated Atari frames per second of `AtariEmulator` against ale-py, in the same run:
   * per core: cule_py with numba on 1 thread (a batch of consoles) vs one ale-py ALEInterface;
   * all cores: cule_py on every core vs one ale-py process per core (multiprocessing).
-Method (DESIGN.md): random minimal-set actions, sticky actions 0.25 (v5's default) on both sides,
+Method: random minimal-set actions, sticky actions 0.25 (v5's default) on both sides,
 consoles decorrelated by a warm-up before timing, resets (ALE's full reset_game) inside the timed
 loop, frames of consoles sitting at game over not counted; three rounds, each one run of either
 side back to back (order alternating), the ratio the median of the rounds' ratios.

@@ -114,7 +114,8 @@ class Game:
                 positions (left, right) from Stella's properties, in force until ALE first
                 applies its own difficulty setting (during the 60 TV-detection frames at load).
     ram_hint:   RAM bytes (CPU addresses) ALE's RomSettings reads, regex-extracted and partial
-                (ale-notes Appendix B): an index into ALE's source, not a specification.
+                from ALE's RomSettings sources (src/ale/games/supported/*.cpp in ALE's
+                public repository): an index into ALE's source, not a specification.
     """
 
     rom_id: str

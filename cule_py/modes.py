@@ -1,6 +1,7 @@
 """How ALE selects a game's mode during reset_game: the one table of per-game facts.
 
-ALE's reset_game (spec 6.2) runs a game-specific mode selection between its two soft resets.
+ALE's reset_game (StellaEnvironment::reset in ALE's src/ale/environment/stella_environment.cpp)
+runs a game-specific mode selection between its two soft resets.
 Where there is one, it is always made of some of these steps:
 
     1. a preamble: NOOP frames played through ALE's `act`, a soft reset, or one Select press of

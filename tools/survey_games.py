@@ -16,8 +16,9 @@ it with Tetris's settings after a warning, and the log still gives its detected 
 What cannot be observed through ale-py's API is curated by hand and kept as it stands in
 games.py: starting actions, paddle ports and SwapPaddles, YStart, HmoveBlanks, SwapPorts, the
 power-on difficulty switches, the RAM hints. Sources: ALE 0.12.1's RomSettings
-(`src/ale/games/supported/*.cpp`) and Stella property table (`src/ale/emucore/DefProps.hxx`),
-via /work/shared/reference/ale-notes.md and ale-emucore-spec.md. A game new to ale-py gets
+(`src/ale/games/supported/*.cpp`) and Stella property table (`src/ale/emucore/DefProps.hxx`)
+in ALE's public repository (Farama-Foundation/Arcade-Learning-Environment), read for the facts
+only and recorded in our own words. A game new to ale-py gets
 Stella's defaults for those and a warning to curate it.
 
 The tool also asserts that cule_py.roms.detect_scheme agrees with ALE on every bundled ROM.
