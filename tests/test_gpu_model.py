@@ -88,6 +88,62 @@ def test_occupancy_on_an_h100():
     assert G.largest_batch(10 ** 6) == 72_000
 
 
+def _synthetic_counts():
+    """Counts of two warp-frames of a made-up trace (weights in WEIGHT_KEYS order)."""
+    import numpy as np
+
+    warp = np.array([[100, 300, 40, 900], [120, 330, 50, 1000]], float)
+    thread = np.array([[3200, 3200, 600, 4000], [3000, 3000, 700, 5000]], float)
+    lanes = np.repeat(thread / 32, 32, axis=0)
+    return {"consoles": 32, "frames": 2, "console_frames": 64, "sums": {},
+            "totals": {"instructions": 6200, "steps": 220, "min_pc_steps": 300, "lanes": 64,
+                       "warps": 2, "distinct_opcodes": 10, "render_clocks": 9000,
+                       "render_max_sum": 1900},
+            "warp_counts": warp, "thread_counts": thread, "lane_counts": lanes}
+
+
+def test_fit_weights_reproduces_both_measured_counts():
+    counts = _synthetic_counts()
+    scale, clock = G.fit_weights(counts, 1234.0, 5.35)
+    model = G.lockstep_model(counts, G.calibrated_weights(scale, clock))
+    assert model["warp_instructions_per_console_frame"] == pytest.approx(1234.0)
+    assert model["active_threads_per_warp_instruction"] == pytest.approx(5.35)
+
+
+def test_launch_time_of_equal_warps():
+    import numpy as np
+
+    clock = 2e9
+    # One warp per scheduler (4,096 and 16,384 consoles at 255 registers): one warp's time.
+    for consoles in (4096, 16384):
+        t = G.launch_seconds(np.full(consoles // 32, 1e7), consoles, 255, 128, 0.2, 0.5, clock)
+        assert t == pytest.approx(1e7 / 0.2 / clock)
+    # 65,536: 512 blocks in 264 slots, two warps sharing a scheduler at ipc 0.2 x 2 ** 0.5, twice.
+    t = G.launch_seconds(np.full(2048, 1e7), 65536, 255, 128, 0.2, 0.5, clock)
+    assert t == pytest.approx(2 * 2e7 / (0.2 * 2 ** 0.5) / clock)
+    # The slowest warp sets the time of a one-wave launch.
+    costs = np.full(512, 1e7)
+    costs[77] = 3e7
+    assert G.launch_seconds(costs, 16384, 255, 128, 0.2, 0.5, clock) == pytest.approx(
+        3e7 / 0.2 / clock)
+
+
+def test_the_frozen_calibration_fits_the_committed_counts():
+    """FROZEN is what `calibrate` gives on the committed counts of 2ee2133's trace (so that
+    neither moves alone): its weights reproduce ncu's two instruction counts and its IPC
+    exponent the 65,536-console figure. (The full `calibrate`, which also predicts the other
+    recorded figures, takes about a minute: benchmarks/README.md.)"""
+    counts = G.load_counts(G.CALIBRATION_FILE)
+    rec, frozen = G.CALIBRATION, G.FROZEN
+    scale, clock = G.fit_weights(counts, rec["warp_instructions"] / rec["ncu_consoles"],
+                                 rec["active_threads_per_warp_instruction"])
+    assert (scale, clock) == pytest.approx((frozen["path_scale"], frozen["clock"]), rel=1e-9)
+    assert G.calibrated_weights(scale, clock) == pytest.approx(frozen["weights"], rel=1e-9)
+    fps = G.predict_fps(counts, frozen["weights"], 65536, ipc_one_warp=frozen["ipc_one_warp"],
+                        ipc_exponent=frozen["ipc_exponent"], clock_hz=frozen["clock_hz"])
+    assert fps == pytest.approx(rec["fps"]["decorrelated"][65536], rel=1e-3)
+
+
 @pytest.mark.skipif(SIMULATOR, reason="the CUDA simulator cannot compile for sm_90")
 @pytest.mark.parametrize("which", ["drive", "flags"])
 def test_console_kernels_within_their_caps(which, capsys):

@@ -6,6 +6,8 @@
                                         [--threads-per-block 128] [--memory] [--json OUT]
     python tools/gpu_model.py trace [--games pong ...] [--consoles 64] [--frames 2]
                                     [--warmup 300] [--weights k=v,...] [--json OUT]
+    python tools/gpu_model.py calibrate [--counts tools/gpu_model_calibration.json]
+                                        [--trace --consoles 512] [--json OUT]
 
 static: the hot CUDA kernels (drive_cuda and lives_and_flags_cuda of kernels/environment.py,
 agent_step_cuda and agent_reset_cuda of kernels/agent_step.py) compiled for sm_90a as the GPU
@@ -32,11 +34,18 @@ trace: the warp-lockstep model over a trace of the GPU's code path (tools/gpu_tr
 decoded core with a recording bus, warps of 32 consoles after random warm-up frames). Weight-free:
 per console-frame 6507 instructions, TIA/RIOT reads and writes, cartridge accesses, colour clocks
 rendered; lanes advanced per lockstep step (all lanes together as today, and a min-PC
-schedule), distinct opcodes per step, the pixel loop's efficiency. Weighted by assumed SASS per
-path (DEFAULT_WEIGHTS, --weights; not measured, see there): active threads per warp
-instruction, warp instructions per console-frame W, and frames/s = 528 schedulers x 1.75 GHz x
-IPC / W with IPC between ncu's 0.16 at one warp per scheduler and linear in resident warps.
-Not calibrated yet (issue 24's calibration on 2ee2133 is still to do).
+schedule), distinct opcodes per step, the pixel loop's efficiency. Weighted (the calibrated
+weights, FROZEN): active threads per warp instruction, warp instructions per console-frame W, and
+frames/s of one act() launch at each batch (launch_seconds: blocks over the SMs, warps sharing a
+scheduler's issue rate, the slowest warp of a block holding its slot), with the calibration's
+worst miss as the range.
+
+calibrate: fits the model to what was recorded on an H100 with the kernels of 2ee2133
+(CALIBRATION): the path weights' scale and the SASS per colour clock to ncu's warp and thread
+instructions, the IPC's growth with resident warps to the 65,536-console figure; then predicts
+the other recorded figures and reports model / recorded for each. Its input is a trace of
+2ee2133's own decoded core (`calibrate --trace` run with that commit's package first on the
+path), kept as weight-free counts in tools/gpu_model_calibration.json.
 
 Compiling costs minutes per kernel on a cold machine (drive_cuda and agent_reset_cuda most);
 one kernel compiles at a time, in this process; the trace's CPU compile about a minute.
@@ -483,7 +492,7 @@ def run_static(kernels, cubin_dir=None, keep=None, log=print) -> list[dict]:
 # ---------------------------------------------------------------------------------------------
 H100 = {"sms": 132, "schedulers_per_sm": 4, "registers_per_sm": 65536, "max_warps_per_sm": 64,
         "max_blocks_per_sm": 32, "register_unit": 256, "max_registers": 255,
-        "clock_ghz": 1.75, "memory_bytes": 80 * 10**9}
+        "clock_ghz": 1.98, "memory_bytes": 80 * 10**9}   # clock: the SXM5's boost
 BATCHES = (4096, 16384, 65536)
 
 
@@ -568,20 +577,16 @@ def occupancy_markdown(rows: list[dict], mem: dict | None) -> str:
 # ---------------------------------------------------------------------------------------------
 # Part B: the warp-lockstep model over a trace of the GPU's code path (tools/gpu_trace.py)
 # ---------------------------------------------------------------------------------------------
-# Path weights, in SASS instructions: ASSUMED, not measured. The static part counts SASS per
-# out-of-line function only (numba-cuda gives no line information for the inlined core), so
-# the cost of one opcode's path through the dispatch, of a device call and of a colour clock of
-# pixel drawing are parameters here (--weights). The weight-free figures (lanes advanced per
-# step, distinct paths per step, accesses per frame) do not depend on them.
-DEFAULT_WEIGHTS = {"common": 40, "mode": 25, "class": 20, "operation": 15, "device_call": 120,
-                   "clock": 6}
-
-
-def _decode_tables():
-    from cule_py.kernels import opcodes as oc
-
-    return (np.asarray(oc.ADDRESS_MODE, np.int64), np.asarray(oc.OPERATION_CLASS, np.int64),
-            np.asarray(oc.OPERATION, np.int64))
+# Path weights, in SASS instructions. The static part counts SASS per out-of-line function only
+# (numba-cuda gives no line information for the inlined core), so the cost of a lockstep step's
+# common part (fetch, loop), of one opcode's body, of one device access's path and of a colour
+# clock of pixel drawing are parameters: DEFAULT_WEIGHTS is their assumed shape, and `calibrate`
+# scales the first three together and sets "clock" so that the model reproduces what Nsight
+# Compute counted on the kernels of 2ee2133 (CALIBRATION below). The weight-free figures (lanes
+# advanced per step, distinct paths per step, accesses per frame) do not depend on them.
+DEFAULT_WEIGHTS = {"step": 40, "opcode": 60, "device": 150, "clock": 6}
+WEIGHT_KEYS = tuple(DEFAULT_WEIGHTS)
+PATH_KEYS = ("step", "opcode", "device")
 
 
 def _distinct_per_column(keys, active):
@@ -593,46 +598,52 @@ def _distinct_per_column(keys, active):
     return (new & (k >= 0)).sum(axis=0)
 
 
-def lockstep_warp(segments: list, weights: dict) -> dict:
-    """One warp's frame under SIMT lockstep as the decoded core runs today: step k, every lane
-    still in the frame executes its k-th 6507 instruction; lanes diverge by address mode, class
-    and operation (one path per distinct value, each paid once per step: the union of the
-    lanes' paths), device calls serialise per distinct class that makes one, and the pixel loop
-    inside a call runs as long as its longest lane. Also the min-PC schedule (only the lanes at
-    the smallest PC advance) as the lanes it would advance per step. `segments`: per lane the
-    (n, COLUMNS) records of the frame."""
+def _longest_per_key(keys, values):
+    """Per column, the sum over distinct non-negative keys of the largest value among the lanes
+    holding that key (a loop inside a path runs as long as its longest lane)."""
+    total = np.zeros(keys.shape[1], np.int64)
+    for key in np.unique(keys[keys >= 0]):
+        total += np.where(keys == key, values, 0).max(axis=0)
+    return total
+
+
+def lockstep_warp(segments: list) -> dict:
+    """One warp's frame under SIMT lockstep as the decoded core runs: step k, every lane still in
+    the frame executes its k-th 6507 instruction. A step costs its common part once, each
+    distinct opcode's body once (the union of the lanes' paths through the dispatch), each
+    distinct device register accessed once (the TIA or RIOT access takes a path per register),
+    and the pixel drawing that a device access does as long as its longest lane, per register.
+    Also the min-PC schedule (only the lanes at the smallest PC advance) as the steps it takes.
+    `segments`: per lane the (n, COLUMNS) records of the frame.
+
+    The cost is linear in the weights, so this returns per weight its count: "thread" (summed
+    over lanes: what the lanes execute) and "warp" (what the warp issues), and "lane_thread" per
+    lane (a warp of 32 copies of a lane issues exactly that lane's count)."""
     import gpu_trace as T
 
-    modes, classes, operations = _decode_tables()
     lanes = len(segments)
     steps = max(len(seg) for seg in segments)
     op = np.full((lanes, steps), -1, np.int64)
-    access = np.zeros((lanes, steps), np.int64)
+    device = np.full((lanes, steps), -1, np.int64)
     render = np.zeros((lanes, steps), np.int64)
     pcs = np.full((lanes, steps), -1, np.int64)
     for lane, seg in enumerate(segments):
         n = len(seg)
         op[lane, :n] = seg[:, T.R_OP]
         pcs[lane, :n] = seg[:, T.R_PC]
-        access[lane, :n] = seg[:, [T.R_TIA_READ, T.R_TIA_WRITE, T.R_RIOT_READ,
-                                   T.R_RIOT_WRITE]].sum(axis=1)
+        device[lane, :n] = seg[:, T.R_DEVICE]
         render[lane, :n] = seg[:, T.R_RENDER]
     active = op >= 0
-    opc = np.where(active, op, 0)
-    mode, cls, operation = modes[opc], classes[opc], operations[opc]
-    w = weights
-    thread = (w["common"] + w["mode"] + w["class"] + w["operation"]) * active \
-        + w["device_call"] * (access > 0) + w["clock"] * render
-    calls = np.zeros(steps, np.int64)
-    longest = np.zeros(steps, np.int64)
-    for c in range(4):
-        in_class = active & (cls == c)
-        calls += (in_class & (access > 0)).any(axis=0)
-        longest += np.where(in_class, render, 0).max(axis=0)
-    warp = (w["common"] + w["mode"] * _distinct_per_column(mode, active)
-            + w["class"] * _distinct_per_column(cls, active)
-            + w["operation"] * _distinct_per_column(operation, active)
-            + w["device_call"] * calls + w["clock"] * longest)
+    device = np.where(active, device, -1)
+    render_key = np.where(render > 0, np.maximum(device, 0), -1)   # drawing without an access: 0
+    executed = active.sum(axis=1)
+    accesses = (device >= 0).sum(axis=1)
+    clocks = render.sum(axis=1)
+    lane_thread = np.stack([executed, executed, accesses, clocks], 1)
+    thread = lane_thread.sum(axis=0)
+    warp = np.array([steps, _distinct_per_column(op, active).sum(),
+                     _distinct_per_column(device, device >= 0).sum(),
+                     _longest_per_key(render_key, render).sum()])
     # min-PC: each step the lanes whose next instruction has the smallest PC advance.
     positions = np.zeros(lanes, np.int64)
     lengths = np.array([len(seg) for seg in segments])
@@ -646,19 +657,26 @@ def lockstep_warp(segments: list, weights: dict) -> dict:
         positions += current == current.min()
         min_pc_steps += 1
     return {"instructions": int(active.sum()), "steps": steps, "min_pc_steps": min_pc_steps,
-            "thread_cost": float(thread.sum()), "warp_cost": float(warp.sum()),
+            "thread": thread.astype(np.float64), "warp": warp.astype(np.float64),
+            "lane_thread": lane_thread.astype(np.float64),
             "distinct_opcodes": float(_distinct_per_column(op, active).mean()),
             "steps_with_render": int((render.max(axis=0) > 0).sum()),
             "render_clocks": int(render.sum()), "render_max_sum": int(render.max(axis=0).sum())}
 
 
-def lockstep_model(traced: dict, weights: dict = DEFAULT_WEIGHTS, warp: int = 32) -> dict:
-    """Per console-frame counts and the lockstep figures over all warps and traced frames."""
+def weight_vector(weights: dict) -> np.ndarray:
+    return np.array([float(weights[k]) for k in WEIGHT_KEYS])
+
+
+def lockstep_counts(traced: dict, warp: int = 32) -> dict:
+    """lockstep_warp over every warp and traced frame of a trace: totals and per warp-frame
+    counts (weight-free), and per console-frame accesses."""
     import gpu_trace as T
 
     rec, ends = traced["records"], traced["ends"]
     consoles, frames = ends.shape
     totals = collections.Counter()
+    warp_counts, thread_counts, lane_counts = [], [], []
     starts = np.zeros(consoles, np.int64)
     for f in range(frames):
         for first in range(0, consoles, warp):
@@ -666,28 +684,55 @@ def lockstep_model(traced: dict, weights: dict = DEFAULT_WEIGHTS, warp: int = 32
             segments = [rec[c, starts[c]:ends[c, f]] for c in lanes]
             if max(len(s) for s in segments) == 0:
                 continue
-            totals.update(lockstep_warp(segments, weights))
+            one = lockstep_warp(segments)
+            warp_counts.append(one.pop("warp"))
+            thread_counts.append(one.pop("thread"))
+            lane_counts.append(one.pop("lane_thread"))
+            totals.update(one)
             totals["warps"] += 1
             totals["lanes"] += len(segments)
         starts = ends[:, f].copy()
     used = [rec[c, :ends[c, -1]] for c in range(consoles)]
     every = np.concatenate(used)
-    console_frames = consoles * frames
-    per_frame = {
-        "instructions": len(every) / console_frames,
-        "tia_reads": every[:, T.R_TIA_READ].sum() / console_frames,
-        "tia_writes": every[:, T.R_TIA_WRITE].sum() / console_frames,
-        "riot_reads": every[:, T.R_RIOT_READ].sum() / console_frames,
-        "riot_writes": every[:, T.R_RIOT_WRITE].sum() / console_frames,
-        "cart_accesses": every[:, T.R_CART].sum() / console_frames,
-        "instructions_that_render": (every[:, T.R_RENDER] > 0).sum() / console_frames,
-        "render_clocks": every[:, T.R_RENDER].sum() / console_frames,
-        "cpu_cycles": every[:, T.R_CYCLES].sum() / console_frames,
-    }
+    columns = {"instructions": None, "tia_reads": T.R_TIA_READ, "tia_writes": T.R_TIA_WRITE,
+               "riot_reads": T.R_RIOT_READ, "riot_writes": T.R_RIOT_WRITE,
+               "cart_accesses": T.R_CART, "render_clocks": T.R_RENDER, "cpu_cycles": T.R_CYCLES}
+    sums = {k: (len(every) if c is None else float(every[:, c].sum())) for k, c in columns.items()}
+    sums["instructions_that_render"] = float((every[:, T.R_RENDER] > 0).sum())
+    return {"consoles": consoles, "frames": frames, "totals": dict(totals), "sums": sums,
+            "console_frames": consoles * frames, "warp_counts": np.array(warp_counts),
+            "thread_counts": np.array(thread_counts),
+            "lane_counts": np.concatenate(lane_counts)}
+
+
+def merge_counts(parts: list[dict]) -> dict:
+    """Counts of several traces (chunks of consoles) as one."""
+    out = {"consoles": sum(p["consoles"] for p in parts), "frames": parts[0]["frames"],
+           "console_frames": sum(p["console_frames"] for p in parts)}
+    totals, sums = collections.Counter(), collections.Counter()
+    for p in parts:
+        totals.update(p["totals"])
+        sums.update(p["sums"])
+    out["totals"], out["sums"] = dict(totals), dict(sums)
+    for key in ("warp_counts", "thread_counts", "lane_counts"):
+        out[key] = np.concatenate([p[key] for p in parts])
+    return out
+
+
+def lockstep_model(traced_or_counts: dict, weights: dict = DEFAULT_WEIGHTS,
+                   warp: int = 32) -> dict:
+    """Per console-frame counts and the lockstep figures over all warps and traced frames, from
+    a trace (tools/gpu_trace.trace) or from lockstep_counts / merge_counts."""
+    counts = traced_or_counts if "warp_counts" in traced_or_counts else \
+        lockstep_counts(traced_or_counts, warp)
+    totals, cf = counts["totals"], counts["console_frames"]
+    w = weight_vector(weights)
+    thread_cost = float((counts["thread_counts"] @ w).sum())
+    warp_cost = float((counts["warp_counts"] @ w).sum())
     lanes_per_warp = totals["lanes"] / max(totals["warps"], 1)
     return {
-        "consoles": consoles, "frames": frames, "warps": totals["warps"],
-        "per_console_frame": {k: round(float(v), 1) for k, v in per_frame.items()},
+        "consoles": counts["consoles"], "frames": counts["frames"], "warps": totals["warps"],
+        "per_console_frame": {k: round(float(v) / cf, 1) for k, v in counts["sums"].items()},
         # All lanes still in the frame execute every step today: this is 32 x the frame-length
         # balance of a warp (mean / longest), the divergence is inside the step (weighted).
         "lanes_advanced_per_step": totals["instructions"] / max(totals["steps"], 1),
@@ -697,31 +742,239 @@ def lockstep_model(traced: dict, weights: dict = DEFAULT_WEIGHTS, warp: int = 32
         "distinct_opcodes_per_step": totals["distinct_opcodes"] / max(totals["warps"], 1),
         "pixel_loop_efficiency": totals["render_clocks"] / max(
             totals["render_max_sum"] * lanes_per_warp, 1),
-        "active_threads_per_warp_instruction": totals["thread_cost"] / max(
-            totals["warp_cost"], 1),
-        "warp_instructions_per_console_frame": totals["warp_cost"] / console_frames,
-        "thread_instructions_per_console_frame": totals["thread_cost"] / console_frames,
+        "active_threads_per_warp_instruction": thread_cost / max(warp_cost, 1),
+        "warp_instructions_per_console_frame": warp_cost / cf,
+        "thread_instructions_per_console_frame": thread_cost / cf,
         "weights": dict(weights),
     }
 
 
-def predicted_fps(warp_instructions_per_console_frame: float, warps_per_scheduler: float,
-                  gpu: dict = H100, ipc_one_warp: float = 0.16) -> dict:
-    """fps = schedulers x clock x IPC / W, W the warp instructions per console-frame. IPC per
-    scheduler: ncu's 0.16 at one warp per scheduler (2ee2133, Pong); with more resident warps
-    low = no gain (latency not hidden at all), high = linear in warps up to 1 issue per cycle."""
-    schedulers = gpu["sms"] * gpu["schedulers_per_sm"]
-    rate = schedulers * gpu["clock_ghz"] * 1e9 / warp_instructions_per_console_frame
-    low = ipc_one_warp
-    high = min(1.0, ipc_one_warp * max(warps_per_scheduler, 1))
-    return {"ipc_low": low, "ipc_high": high, "fps_low": rate * low, "fps_high": rate * high}
+# ---------------------------------------------------------------------------------------------
+# Part C: a launch's time, and the calibration on the kernels of 2ee2133
+# ---------------------------------------------------------------------------------------------
+# What was recorded on an H100 80GB HBM3 with the kernels of 2ee2133 (benchmarks/RESULTS.md,
+# 2026-11-23; files under benchmarks/results/2026-11-23-h100/): Nsight Compute on one act()
+# launch of drive_cuda, Pong, 4,096 consoles after 20 random frames, and the raw act() frames/s
+# of Pong after the same warm-up (decorrelated, and every console a copy of one).
+CALIBRATION = {
+    "commit": "2ee2133", "game": "pong", "warmup": 20, "registers": 255,
+    "threads_per_block": 128, "ncu_consoles": 4096,
+    "warp_instructions": 1.78e9,                   # smsp__inst_executed.sum, one frame
+    "active_threads_per_warp_instruction": 5.35,   # smsp__thread_inst_executed_per_inst_executed
+    "ipc_one_warp": 1 / 6.4,                       # one issue every 6.4 cycles, one warp/scheduler
+    "fps": {"decorrelated": {4096: 90_895, 16384: 283_860, 65536: 363_108},
+            "identical": {4096: 565_726, 16384: 2_280_368}},
+}
+# The figures the calibration fits (the rest are predictions, compared in `calibrate`).
+FITTED = ("warp instructions per console-frame", "active threads per warp instruction",
+          "decorrelated 65,536")
+
+# The model as frozen on 2026-11-25 by `calibrate` on tools/gpu_model_calibration.json (a trace
+# of 2ee2133's decoded core, see there); `trace` predicts with it. path_scale multiplies
+# DEFAULT_WEIGHTS' path weights (all but "clock"), clock is the SASS per colour clock drawn,
+# ipc(k) = ipc_one_warp x k ** ipc_exponent issues per cycle for k resident warps per scheduler.
+FROZEN = {
+    'path_scale': 0.09169367321003355,
+    'clock': 46.895093078961885,
+    'ipc_one_warp': 0.15625,
+    'ipc_exponent': 0.7234911918640137,
+    'clock_hz': 1980000000.0,
+    'relative_error': 0.5361575559975055,
+    'weights': {'step': 3.6677469284013418, 'opcode': 5.501620392602013, 'device': 13.754050981505033, 'clock': 46.895093078961885},
+}
+CALIBRATION_FILE = REPO / "tools" / "gpu_model_calibration.json"
+
+
+def calibrated_weights(path_scale: float, clock: float) -> dict:
+    w = {k: (v * path_scale if k in PATH_KEYS else v) for k, v in DEFAULT_WEIGHTS.items()}
+    w["clock"] = clock
+    return w
+
+
+def fit_weights(counts: dict, warp_instructions_per_console_frame: float,
+                active_threads: float) -> tuple[float, float]:
+    """(path_scale, clock) such that the model's warp and thread instructions per console-frame
+    equal the measured ones: two linear equations in two unknowns."""
+    cf = counts["console_frames"]
+    base = weight_vector({k: (v if k in PATH_KEYS else 0.0) for k, v in DEFAULT_WEIGHTS.items()})
+    clock_only = weight_vector({k: float(k == "clock") for k in WEIGHT_KEYS})
+    warp_sum = counts["warp_counts"].sum(axis=0) / cf
+    thread_sum = counts["thread_counts"].sum(axis=0) / cf
+    a = np.array([[warp_sum @ base, warp_sum @ clock_only],
+                  [thread_sum @ base, thread_sum @ clock_only]])
+    b = np.array([warp_instructions_per_console_frame,
+                  warp_instructions_per_console_frame * active_threads])
+    scale, clock = np.linalg.solve(a, b)
+    return float(scale), float(clock)
+
+
+def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
+                   threads_per_block: int, ipc_one_warp: float, ipc_exponent: float,
+                   clock_hz: float, gpu: dict = H100) -> float:
+    """Time of one launch over `consoles` whose warps cost `warp_costs` warp instructions each
+    (in launch order): blocks go to the SMs round-robin up to the residency that registers
+    allow, then to whichever slot frees first; warp j of a block sits on scheduler j % 4 of its
+    SM; a scheduler shares its issue rate ipc(k) = ipc_one_warp x k ** ipc_exponent (at most 1)
+    among its k live warps; a block leaves, freeing its slot, when its last warp ends."""
+    per_block = math.ceil(threads_per_block / 32)
+    slots = warps_per_sm(registers, threads_per_block, gpu) // per_block
+    blocks = math.ceil(consoles / threads_per_block)
+    sms, schedulers = gpu["sms"], gpu["schedulers_per_sm"]
+    costs = np.zeros(blocks * per_block)
+    take = min(len(warp_costs), len(costs))
+    costs[:take] = warp_costs[:take]
+    costs = costs.reshape(blocks, per_block)
+    resident = sms * slots                         # resident index r: slot r // sms, SM r % sms
+    sm_of = np.arange(resident) % sms
+    scheduler_of = np.arange(per_block) % schedulers
+    block_of = np.full(resident, -1)
+    first = min(blocks, resident)
+    block_of[:first] = np.arange(first)
+    remaining = np.zeros((resident, per_block))
+    remaining[:first] = costs[:first]
+    next_block, t = first, 0.0
+    while True:
+        live = remaining > 0
+        if not live.any():
+            break
+        k = np.zeros((sms, schedulers))
+        np.add.at(k, (np.repeat(sm_of, per_block), np.tile(scheduler_of, resident)),
+                  live.ravel())
+        k = np.maximum(k[sm_of][:, scheduler_of], 1)
+        rate = np.minimum(1.0, ipc_one_warp * k ** ipc_exponent) / k
+        until = np.where(live, remaining / rate, np.inf)
+        step = until.min()
+        t += step
+        remaining = np.where(live & (until > step * (1 + 1e-9)), remaining - rate * step, 0.0)
+        ended = (block_of >= 0) & ~(remaining > 0).any(axis=1)
+        for r in np.flatnonzero(ended):
+            if next_block < blocks:
+                block_of[r] = next_block
+                remaining[r] = costs[next_block]
+                next_block += 1
+            else:
+                block_of[r] = -1
+    return t / clock_hz
+
+
+def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool = False,
+                registers: int = 255, threads_per_block: int = 128, ipc_one_warp: float,
+                ipc_exponent: float, clock_hz: float, draws: int = 5, seed: int = 0) -> float:
+    """Frames/s of one act() over `consoles`: warps drawn at random from the traced warp-frames
+    (decorrelated) or every warp one traced lane's own cost (identical consoles: a warp of
+    copies issues what one lane executes), timed by launch_seconds; median of `draws`."""
+    rng = np.random.default_rng(seed)
+    w = weight_vector(weights)
+    warp_pool = counts["warp_counts"] @ w
+    lane_pool = counts["lane_counts"] @ w
+    warps = math.ceil(consoles / 32)
+    times = []
+    for _ in range(draws):
+        if identical:
+            costs = np.full(warps, rng.choice(lane_pool))
+        else:
+            costs = rng.choice(warp_pool, warps)
+        times.append(launch_seconds(costs, consoles, registers, threads_per_block, ipc_one_warp,
+                                    ipc_exponent, clock_hz))
+    return consoles / float(np.median(times))
+
+
+def calibrate(counts: dict, recorded: dict = CALIBRATION, clock_hz: float = 1.98e9) -> dict:
+    """Fit path_scale and clock to ncu's instructions, ipc_exponent to the 65,536-console
+    figure; predict the other recorded figures with them."""
+    consoles = recorded["ncu_consoles"]
+    w_measured = recorded["warp_instructions"] / consoles
+    scale, clock = fit_weights(counts, w_measured,
+                               recorded["active_threads_per_warp_instruction"])
+    weights = calibrated_weights(scale, clock)
+    common = dict(registers=recorded["registers"], threads_per_block=recorded["threads_per_block"],
+                  ipc_one_warp=recorded["ipc_one_warp"], clock_hz=clock_hz)
+    target = recorded["fps"]["decorrelated"][65536]
+    lo, hi = 0.0, 1.0
+    for _ in range(20):                                # fps grows with the exponent
+        mid = (lo + hi) / 2
+        if predict_fps(counts, weights, 65536, ipc_exponent=mid, **common) < target:
+            lo = mid
+        else:
+            hi = mid
+    exponent = (lo + hi) / 2
+    model = lockstep_model(counts, weights)
+    rows = [{"figure": "warp instructions per console-frame", "recorded": w_measured,
+             "model": model["warp_instructions_per_console_frame"]},
+            {"figure": "active threads per warp instruction",
+             "recorded": recorded["active_threads_per_warp_instruction"],
+             "model": model["active_threads_per_warp_instruction"]}]
+    fps = {}
+    for kind, by_batch in recorded["fps"].items():
+        for n, value in by_batch.items():
+            fps[kind, n] = predict_fps(counts, weights, n, identical=kind == "identical",
+                                       ipc_exponent=exponent, **common)
+            rows.append({"figure": f"{kind} {n:,}", "recorded": value, "model": fps[kind, n]})
+    for n in (4096, 16384):
+        rows.append({"figure": f"identical / decorrelated {n:,}",
+                     "recorded": recorded["fps"]["identical"][n]
+                     / recorded["fps"]["decorrelated"][n],
+                     "model": fps["identical", n] / fps["decorrelated", n]})
+    for r in rows:
+        r["ratio"] = r["model"] / r["recorded"]
+        r["fitted"] = r["figure"] in FITTED
+    predicted = [r for r in rows if not r["fitted"]]
+    return {"path_scale": scale, "clock": clock, "ipc_one_warp": recorded["ipc_one_warp"],
+            "ipc_exponent": exponent, "clock_hz": clock_hz, "weights": weights, "rows": rows,
+            # the range given with predictions: the worst miss among the predicted figures
+            "relative_error": max(abs(math.log(r["ratio"])) for r in predicted),
+            "model": {k: v for k, v in model.items() if k != "weights"},
+            "recorded_at": {k: recorded[k] for k in ("commit", "game", "warmup")}}
+
+
+def calibration_markdown(cal: dict) -> str:
+    lines = [f"Fitted: path weights x {cal['path_scale']:.2f} of DEFAULT_WEIGHTS, "
+             f"{cal['clock']:.1f} SASS per colour clock drawn, ipc(k) = "
+             f"{cal['ipc_one_warp']:.3f} x k^{cal['ipc_exponent']:.2f}, clock "
+             f"{cal['clock_hz'] / 1e9:.2f} GHz.", "",
+             "| figure | recorded | model | model / recorded | |", "|---|---|---|---|---|"]
+    for r in cal["rows"]:
+        fmt = (lambda v: f"{v:,.0f}") if r["recorded"] > 100 else (lambda v: f"{v:.2f}")
+        lines.append(f"| {r['figure']} | {fmt(r['recorded'])} | {fmt(r['model'])} | "
+                     f"{r['ratio']:.2f} | {'fitted' if r['fitted'] else 'predicted'} |")
+    return "\n".join(lines)
+
+
+def save_counts(path, counts: dict) -> None:
+    """The weight-free counts of a trace as JSON (numbers only: what the model needs)."""
+    out = {k: v for k, v in counts.items()
+           if k not in ("warp_counts", "thread_counts", "lane_counts")}
+    for key in ("warp_counts", "thread_counts", "lane_counts"):
+        out[key] = counts[key].astype(int).tolist()
+    pathlib.Path(path).write_text(json.dumps(out, separators=(",", ":")))
+
+
+def load_counts(path) -> dict:
+    counts = json.loads(pathlib.Path(path).read_text())
+    for key in ("warp_counts", "thread_counts", "lane_counts"):
+        counts[key] = np.asarray(counts[key], np.float64)
+    return counts
+
+
+def trace_counts(game: str, consoles: int, frames: int, warmup: int, seed: int,
+                 chunk: int = 128) -> dict:
+    """lockstep_counts over `consoles` consoles traced `chunk` at a time (the records of 128
+    consoles x 2 frames take ~230 MB), each chunk its own seed."""
+    import gpu_trace as T
+
+    parts = []
+    for i, first in enumerate(range(0, consoles, chunk)):
+        traced = T.trace(game, min(chunk, consoles - first), frames, warmup, seed + i)
+        parts.append(lockstep_counts(traced))
+        del traced
+    return merge_counts(parts)
 
 
 def trace_markdown(results: dict) -> str:
     lines = ["| game | consoles x frames | 6507 instr. | TIA r/w | RIOT r/w | cart acc. | "
              "render clocks (instr. rendering) | frame balance in a warp | lanes/step min-PC | "
-             "distinct opcodes/step | pixel-loop eff. | active threads/warp instr. (weighted) | "
-             "W warp instr./console-frame (weighted) |", "|---" * 13 + "|"]
+             "distinct opcodes/step | pixel-loop eff. | active threads/warp instr. | "
+             "W warp instr./console-frame |", "|---" * 13 + "|"]
     for game, r in results.items():
         p = r["per_console_frame"]
         lines.append(
@@ -734,39 +987,52 @@ def trace_markdown(results: dict) -> str:
             f"{r['warp_instructions_per_console_frame']:,.0f} |")
     first = next(iter(results.values()), None)
     if first and first.get("prediction"):
-        lines += ["", "| game | consoles | warps/scheduler | frames/s (IPC low-high) |",
-                  "|---|---|---|---|"]
+        lines += ["", "| game | consoles | resident warps/scheduler | predicted frames/s "
+                  "(range) |", "|---|---|---|---|"]
         for game, r in results.items():
             for p in r["prediction"]:
                 lines.append(f"| {game} | {p['consoles']:,} | {p['warps_per_scheduler']:g} | "
-                             f"{p['fps_low'] / 1e6:.2f}-{p['fps_high'] / 1e6:.2f} M "
-                             f"({p['ipc_low']:.2f}-{p['ipc_high']:.2f}) |")
+                             f"{p['fps'] / 1e6:.2f} M ({p['fps_low'] / 1e6:.2f}-"
+                             f"{p['fps_high'] / 1e6:.2f}) |")
     return "\n".join(lines)
+
+
+def frozen() -> dict:
+    """The frozen calibration (FROZEN), or a clear error before it exists."""
+    if FROZEN is None:
+        raise SystemExit("the model is not calibrated yet: run `gpu_model.py calibrate`")
+    return FROZEN
 
 
 def _trace_command(args) -> int:
     sys.path.insert(0, str(REPO / "tools"))
-    weights = dict(DEFAULT_WEIGHTS)
+    cal = frozen() if args.weights == "" else None
+    weights = dict(cal["weights"]) if cal else dict(DEFAULT_WEIGHTS)
     for item in filter(None, args.weights.split(",")):
         key, value = item.split("=")
         if key not in weights:
             raise SystemExit(f"unknown weight {key!r}; known: {', '.join(weights)}")
         weights[key] = float(value)
-    import gpu_trace as T
-
     results = {}
     for game in args.games:
         start = time.perf_counter()
-        traced = T.trace(game, args.consoles, args.frames, args.warmup, args.seed)
-        model = lockstep_model(traced, weights)
+        counts = trace_counts(game, args.consoles, args.frames, args.warmup, args.seed)
+        if args.save_counts:
+            save_counts(pathlib.Path(args.save_counts.replace("{game}", game)), counts)
+        model = lockstep_model(counts, weights)
         model["trace_s"] = round(time.perf_counter() - start, 1)
         model["prediction"] = []
-        for n in args.batches:
-            occ = occupancy(args.registers, args.threads_per_block, n)
-            fps = predicted_fps(model["warp_instructions_per_console_frame"],
-                                occ["resident_warps_per_scheduler"])
-            model["prediction"].append({"consoles": n, "warps_per_scheduler":
-                                        occ["resident_warps_per_scheduler"], **fps})
+        if cal:
+            spread = math.exp(cal["relative_error"])
+            for n in args.batches:
+                occ = occupancy(args.registers, args.threads_per_block, n)
+                fps = predict_fps(counts, weights, n, registers=args.registers,
+                                  threads_per_block=args.threads_per_block,
+                                  ipc_one_warp=cal["ipc_one_warp"],
+                                  ipc_exponent=cal["ipc_exponent"], clock_hz=cal["clock_hz"])
+                model["prediction"].append({
+                    "consoles": n, "warps_per_scheduler": occ["resident_warps_per_scheduler"],
+                    "fps": fps, "fps_low": fps / spread, "fps_high": fps * spread})
         results[game] = model
         print(f"{game}: traced and modelled in {model['trace_s']} s", flush=True)
     text = trace_markdown(results)
@@ -778,7 +1044,21 @@ def _trace_command(args) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------------------------------
+def _calibrate_command(args) -> int:
+    sys.path.insert(0, str(REPO / "tools"))
+    if args.trace:
+        counts = trace_counts(CALIBRATION["game"], args.consoles, args.frames,
+                              CALIBRATION["warmup"], args.seed)
+        save_counts(args.counts, counts)
+    counts = load_counts(args.counts)
+    cal = calibrate(counts, clock_hz=args.clock_ghz * 1e9)
+    text = calibration_markdown(cal)
+    print(text)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(cal, indent=1, default=float))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -810,19 +1090,34 @@ def main(argv=None) -> int:
     tr.add_argument("--warmup", type=int, default=300, help="random frames before tracing")
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--weights", default="",
-                    help="path weights in SASS, e.g. common=40,mode=25,class=20,operation=15,"
-                         "device_call=120,clock=6 (assumed, see DEFAULT_WEIGHTS)")
+                    help="path weights in SASS instead of the calibrated ones, e.g. "
+                         "step=40,opcode=60,device=150,clock=6 (see DEFAULT_WEIGHTS)")
     tr.add_argument("--registers", type=int, default=255,
                     help="registers per thread for the occupancy of the prediction")
     tr.add_argument("--threads-per-block", type=int,
                     default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
     tr.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    tr.add_argument("--save-counts", help="write the weight-free counts here as JSON "
+                    "({game} is replaced by the game)")
     tr.add_argument("--json")
     tr.add_argument("--md")
+    ca = sub.add_parser("calibrate", help="fit the model to what was recorded at 2ee2133")
+    ca.add_argument("--counts", default=str(CALIBRATION_FILE),
+                    help="weight-free counts of the calibration trace (JSON)")
+    ca.add_argument("--trace", action="store_true",
+                    help="trace first (run with the package of 2ee2133 on PYTHONPATH) and "
+                         "write the counts to --counts")
+    ca.add_argument("--consoles", type=int, default=512)
+    ca.add_argument("--frames", type=int, default=2)
+    ca.add_argument("--seed", type=int, default=0)
+    ca.add_argument("--clock-ghz", type=float, default=H100["clock_ghz"])
+    ca.add_argument("--json")
     args = parser.parse_args(argv)
 
     if args.command == "trace":
         return _trace_command(args)
+    if args.command == "calibrate":
+        return _calibrate_command(args)
 
     if args.command == "static":
         rows = run_static(args.kernels, args.cubin_dir, args.keep)

@@ -28,10 +28,12 @@ from cule_py.kernels.cart import cart_frame_start
 from cule_py.kernels.console import INSTRUCTIONS_PER_FRAME, console_read, console_write
 from cule_py.kernels.cpu6507 import ALE, make_cpu
 
-# Columns of a trace record (one row per executed instruction).
-R_PC, R_OP, R_TIA_READ, R_TIA_WRITE, R_RIOT_READ, R_RIOT_WRITE, R_CART, R_CYCLES, R_RENDER = \
-    range(9)
-COLUMNS = 9
+# Columns of a trace record (one row per executed instruction). R_DEVICE: the last TIA or RIOT
+# register the instruction accessed, as a key (TIA registers 0-63 by address, RIOT ones 64-127;
+# +128 for a write), -1 for none: the path the device call takes depends on it.
+R_PC, R_OP, R_TIA_READ, R_TIA_WRITE, R_RIOT_READ, R_RIOT_WRITE, R_CART, R_CYCLES, R_RENDER, \
+    R_DEVICE = range(10)
+COLUMNS = 10
 
 
 @register_jitable
@@ -42,8 +44,10 @@ def _count(rec, i, addr, write):
         pass                                     # RIOT RAM: inline on the GPU, not counted
     elif addr & 0x80:
         rec[i, R_RIOT_WRITE if write else R_RIOT_READ] += 1
+        rec[i, R_DEVICE] = 64 + (addr & 0x1F) + (128 if write else 0)
     else:
         rec[i, R_TIA_WRITE if write else R_TIA_READ] += 1
+        rec[i, R_DEVICE] = (addr & (0x3F if write else 0x0F)) + (128 if write else 0)
 
 
 @register_jitable
@@ -77,6 +81,7 @@ def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, 
         for c in range(COLUMNS):
             rec[n, c] = 0
         rec[n, R_OP] = -1
+        rec[n, R_DEVICE] = -1
         cursor = np.int32(st[env, L.TIA_CURSOR])
         before = clk
         pc, a, x, y, s, p, clk, jammed = traced_step((rom, scheme, ram, st, fb, env, rec, n),
