@@ -2,9 +2,12 @@
 
 Modules: `opcodes` (the 6502 opcode matrix), `cpu6507` (the 6507 core, bound to a bus and a CPU
 model), `flat_bus` (a flat 64 KiB bus for CPU test suites, with its CPU and CUDA entry points);
-the console: `riot`, `tia`, `cart` and its `cart_*` schemes, `console` (bus and frame loop),
-`console_fast_path` (the CPU backend's fast path through the 6507), `environment` and
-`agent_step` (the entry points), `game_logic` (rewards, lives, game over).
+the console: `layout` (the fields of a console's state row), `registers` (the TIA's and RIOT's
+register numbers), `riot` (ports and timer), `tia` (the picture, collisions, inputs and the frame
+boundary), `cart` and its `cart_*` schemes, `console` (bus and frame loop),
+`console_fast_path` (the CPU backend's fast path through the 6507), `outlining` (what stays out
+of line on the GPU), `environment` and `agent_step` (the entry points), `game_logic` (rewards,
+lives, game over).
 """
 
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)

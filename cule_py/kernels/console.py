@@ -25,42 +25,19 @@ from .outlining import console_address, console_at, out_of_line
 INSTRUCTIONS_PER_FRAME = 25000
 
 
-@register_jitable
-def riot_io_read(st, env, addr, clk):
-    port = addr & 7
-    if port == 0:
-        return np.int32(st[env, L.IN_SWCHA])       # [Q] built from the controllers only
-    if port == 1:
-        return np.int32(st[env, L.RIOT_DDRA])
-    if port == 2:
-        return np.int32(st[env, L.IN_SWCHB])
-    if port == 3:
-        return np.int32(0)
-    return riot.timer_read(st, env, addr, clk)
-
-
-@register_jitable
-def riot_io_write(st, env, addr, value, clk):
-    port = addr & 7
-    if port == 1:
-        st[env, L.RIOT_DDRA] = value
-    elif port >= 4 and riot.is_timer_write(addr):
-        riot.timer_write(st, env, addr, value, clk)
-
-
 # forceinline=True: called from the out-of-line functions below, they would otherwise inherit
 # forceinline=False and become a second call with the arrays as 22 argument words.
 @register_jitable(forceinline=True)
 def devices_read(st, fb, env, addr, clk, data_bus):
     if addr & 0x80:
-        return riot_io_read(st, env, addr, clk)
+        return riot.io_read(st, env, addr, clk)
     return np.int32(tia.read(st, fb, env, addr, clk, data_bus))
 
 
 @register_jitable(forceinline=True)
 def devices_write(st, fb, env, addr, value, clk):
     if addr & 0x80:
-        riot_io_write(st, env, addr, value, clk)
+        riot.io_write(st, env, addr, value, clk)
         return clk
     return tia.write(st, fb, env, addr, value, clk, True)
 
@@ -225,9 +202,8 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
     """ALE's System::reset: RIOT (one system-RNG draw), TIA, cartridge, then the CPU. RAM stays."""
     st[env, L.CYCLES] = 0
     position = np.int32(st[env, L.SYSTEM_RNG_POSITION])
-    riot.timer_reset(st, env, 25 + np.int64(rng[position]) % 75)
+    riot.reset(st, env, 25 + np.int64(rng[position]) % 75)
     st[env, L.SYSTEM_RNG_POSITION] = position + 1
-    st[env, L.RIOT_DDRA] = 0
     tia.reset(st, fb, env, np.int32(st[env, L.TIA_PAL]))
     cart_reset(rom, scheme, ram, st, env, rng)
     st[env, L.CPU_A] = 0

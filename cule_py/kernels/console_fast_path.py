@@ -32,10 +32,10 @@ from numba.extending import overload, register_jitable
 
 from . import layout as L
 from . import opcodes as oc
-from . import tia
+from . import riot, tia
 from .cart import SCHEME_3F, fast_rom_window
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
-                      riot_io_read, riot_io_write, run_instructions)
+                      run_instructions)
 from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
 
 _ops = make_operations(ALE)
@@ -291,14 +291,14 @@ def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
     rom, scheme, ram, st, fb, env = bus
     if status == WRITE_PENDING:
         if is_riot_io(addr):
-            riot_io_write(st, env, addr, value, clk)
+            riot.io_write(st, env, addr, value, clk)
             return pc, a, x, y, s, p, np.int64(clk)
         return pc, a, x, y, s, p, store(bus, addr, value, clk)
     if is_riot_io(addr):
         # INTIM polled in a loop waits for the timer in most games: read inline, not out of line.
         # Here and not in console_read: this is one site, where console_read is inlined at every
         # access site of the decoded core (and on the GPU), which would copy the timer to each.
-        operand = u8(riot_io_read(st, env, addr, clk))
+        operand = u8(riot.io_read(st, env, addr, clk))
     else:
         operand = u8(console_read(bus, addr, clk, value & 0xFF))
     a, x, y, s, p = read_operation(value >> 8, operand, a, x, y, s, p)

@@ -9,7 +9,8 @@ live in their own arrays. On the CPU the rows are contiguous per console; the GP
 allocates the same array field-major and passes the transposed view.
 """
 
-# The RIOT timer's fields come first: riot.py numbers its timer row from 0 and shares this row.
+# The RIOT timer's fields come first: riot.py numbers its timer row from 0 and shares this row
+# (riot.py checks that the numbers agree).
 _FIELDS = """
     RIOT_TIMER_VALUE RIOT_TIMER_SHIFT RIOT_TIMER_SET_CYCLE RIOT_TIMER_LATCH_CYCLE RIOT_TIMER_LATCHED
     CPU_PC CPU_A CPU_X CPU_Y CPU_S CPU_P CPU_JAMMED
@@ -48,16 +49,179 @@ _FIELDS = """
     DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
 """.split()
 
-for _i, _name in enumerate(_FIELDS):
-    globals()[_name] = _i
 STATE_FIELDS = len(_FIELDS)
 FIELD_NAMES = tuple(_FIELDS)
 
-from . import riot as _riot  # noqa: E402
 
-assert (RIOT_TIMER_VALUE, RIOT_TIMER_SHIFT, RIOT_TIMER_SET_CYCLE, RIOT_TIMER_LATCH_CYCLE,  # noqa: F821
-        RIOT_TIMER_LATCHED) == (_riot.TIMER_VALUE, _riot.TIMER_SHIFT, _riot.TIMER_SET_CYCLE,  # noqa: F821
-                                _riot.TIMER_LATCH_CYCLE, _riot.TIMER_LATCHED)
+def _assignments() -> str:
+    """The field constants below as source, one `NAME = number` a line (what
+    `python -m cule_py.kernels.layout` prints, to paste over them after editing _FIELDS)."""
+    return "\n".join(f"{name} = {i}" for i, name in enumerate(_FIELDS)) + "\n"
+
+
+# The field numbers, spelled out so that editors and readers can resolve `L.TIA_PF` (generated
+# from _FIELDS by `python -m cule_py.kernels.layout`; the assert after them keeps the two equal).
+# --- generated: begin ---
+RIOT_TIMER_VALUE = 0
+RIOT_TIMER_SHIFT = 1
+RIOT_TIMER_SET_CYCLE = 2
+RIOT_TIMER_LATCH_CYCLE = 3
+RIOT_TIMER_LATCHED = 4
+CPU_PC = 5
+CPU_A = 6
+CPU_X = 7
+CPU_Y = 8
+CPU_S = 9
+CPU_P = 10
+CPU_JAMMED = 11
+CYCLES = 12
+RIOT_DDRA = 13
+CART_BANK = 14
+IN_SWCHA = 15
+IN_SWCHB = 16
+IN_FIRE_LEFT = 17
+IN_FIRE_RIGHT = 18
+IN_POT0 = 19
+IN_POT1 = 20
+IN_POT2 = 21
+IN_POT3 = 22
+SYSTEM_RNG_POSITION = 23
+TIA_FRAME_START = 24
+TIA_DISPLAY_START = 25
+TIA_DISPLAY_STOP = 26
+TIA_CURSOR = 27
+TIA_CLOCKS_TO_LINE_END = 28
+TIA_PARTIAL_FRAME = 29
+TIA_FRAME_GREYED = 30
+TIA_FRAME_ENDED = 31
+TIA_VSYNC_FINISH = 32
+TIA_MAX_SCANLINES = 33
+TIA_SCANLINES_LAST_FRAME = 34
+TIA_CURRENT_SCANLINE = 35
+TIA_BUFFER = 36
+TIA_YSTART = 37
+TIA_HEIGHT = 38
+TIA_PAL = 39
+TIA_HMOVE_BLANKS_ALLOWED = 40
+TIA_LAST_ACCESS_WAS_READ = 41
+TIA_VSYNC = 42
+TIA_VBLANK = 43
+TIA_NUSIZ0 = 44
+TIA_NUSIZ1 = 45
+TIA_COLUP0 = 46
+TIA_COLUP1 = 47
+TIA_COLUPF = 48
+TIA_COLUBK = 49
+TIA_CTRLPF = 50
+TIA_REFP0 = 51
+TIA_REFP1 = 52
+TIA_PF = 53
+TIA_GRP0 = 54
+TIA_GRP1 = 55
+TIA_DGRP0 = 56
+TIA_DGRP1 = 57
+TIA_ENAM0 = 58
+TIA_ENAM1 = 59
+TIA_ENABL = 60
+TIA_DENABL = 61
+TIA_HMP0 = 62
+TIA_HMP1 = 63
+TIA_HMM0 = 64
+TIA_HMM1 = 65
+TIA_HMBL = 66
+TIA_VDELP0 = 67
+TIA_VDELP1 = 68
+TIA_VDELBL = 69
+TIA_RESMP0 = 70
+TIA_RESMP1 = 71
+TIA_COLLISION = 72
+TIA_POSP0 = 73
+TIA_POSP1 = 74
+TIA_POSM0 = 75
+TIA_POSM1 = 76
+TIA_POSBL = 77
+TIA_CUR_GRP0 = 78
+TIA_CUR_GRP1 = 79
+TIA_LAST_HMOVE_CLOCK = 80
+TIA_HMOVE_BLANK = 81
+TIA_COSMIC_ARK = 82
+TIA_COSMIC_ARK_COUNTER = 83
+TIA_DUMP_ENABLED = 84
+TIA_DUMP_DISABLED_CYCLE = 85
+TIA_MASK_PF_REFLECT = 86
+TIA_MASK_P0_POS = 87
+TIA_MASK_P0_MODE = 88
+TIA_MASK_P0_SUPPRESS = 89
+TIA_MASK_P1_POS = 90
+TIA_MASK_P1_MODE = 91
+TIA_MASK_P1_SUPPRESS = 92
+TIA_MASK_M0_POS = 93
+TIA_MASK_M0_MODE = 94
+TIA_MASK_M0_SIZE = 95
+TIA_MASK_M1_POS = 96
+TIA_MASK_M1_MODE = 97
+TIA_MASK_M1_SIZE = 98
+TIA_MASK_BL_POS = 99
+TIA_MASK_BL_SIZE = 100
+TIA_MASK_M0_HIDDEN = 101
+TIA_SKIP_DRAW = 102
+TIA_FRAME_COMPLETE = 103
+TIA_DRAWING_OWED = 104
+ENV_STICKY_ACTION = 105
+ENV_FRAME_NUMBER = 106
+ENV_EPISODE_FRAME = 107
+ENV_PADDLE0 = 108
+ENV_PADDLE1 = 109
+ENV_SELECT_FAILED = 110
+CART_BANK1 = 111
+CART_BANK2 = 112
+DPC_TOP0 = 113
+DPC_TOP1 = 114
+DPC_TOP2 = 115
+DPC_TOP3 = 116
+DPC_TOP4 = 117
+DPC_TOP5 = 118
+DPC_TOP6 = 119
+DPC_TOP7 = 120
+DPC_BOTTOM0 = 121
+DPC_BOTTOM1 = 122
+DPC_BOTTOM2 = 123
+DPC_BOTTOM3 = 124
+DPC_BOTTOM4 = 125
+DPC_BOTTOM5 = 126
+DPC_BOTTOM6 = 127
+DPC_BOTTOM7 = 128
+DPC_COUNTER0 = 129
+DPC_COUNTER1 = 130
+DPC_COUNTER2 = 131
+DPC_COUNTER3 = 132
+DPC_COUNTER4 = 133
+DPC_COUNTER5 = 134
+DPC_COUNTER6 = 135
+DPC_COUNTER7 = 136
+DPC_FLAG0 = 137
+DPC_FLAG1 = 138
+DPC_FLAG2 = 139
+DPC_FLAG3 = 140
+DPC_FLAG4 = 141
+DPC_FLAG5 = 142
+DPC_FLAG6 = 143
+DPC_FLAG7 = 144
+DPC_MUSIC5 = 145
+DPC_MUSIC6 = 146
+DPC_MUSIC7 = 147
+DPC_RANDOM = 148
+DPC_CYCLES = 149
+DPC_FRAC_LO = 150
+DPC_FRAC_HI = 151
+# --- generated: end ---
+
+assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \
+    "layout.py: the field constants differ from _FIELDS; paste `python -m cule_py.kernels.layout`"
 
 # The frame buffers, `fb[console, buffer, row, column]`: two screens of the tallest display (PAL).
 FRAME_BUFFER_SHAPE = (2, 250, 160)
+
+
+if __name__ == "__main__":
+    print(_assignments(), end="")

@@ -1,7 +1,13 @@
-"""The interval timer of the 6532 RIOT, as ALE's M6532 computes it.
+"""The 6532 RIOT of the 2600 as ALE's M6532 computes it: the I/O ports and the interval timer.
 
 Written from the behavioural spec (reference/ale-emucore-spec.md, sections 1.4, 3.2 and 3.3); the
-2600 console builds its RIOT on these functions, and the CPU tests bind them to a flat bus.
+console's bus (console.py) hands this module every access to the RIOT's I/O page (its RAM is
+decoded by the bus itself), and the CPU tests bind the timer functions to a flat bus.
+
+The ports: SWCHA reads the joysticks and SWCHB the console switches, as the environment set them
+in the console's input fields (`IN_SWCHA`, `IN_SWCHB`) before the frame; SWACNT (port A's data
+direction register) reads back what was written; SWBCNT reads 0. Writes to the ports themselves
+change nothing ALE shows.
 
 The timer is lazy: nothing ticks. A write records the value, the interval and the system cycle
 count of the write; a read works out what the counter shows from the cycles elapsed since. ALE's
@@ -18,22 +24,28 @@ maths, including its deviations from the real chip, is reproduced exactly:
   that latching INTIM read (reading TIMINT itself changes nothing);
 * any write re-arms the timer and forgets the latch.
 
-State lives in one int32 row per console, `state[env, field]`, so a batch of consoles keeps its
-timers in one (consoles, TIMER_FIELDS) array (or in columns of a larger state array with the same
-field numbering). Cycle stamps are signed 32-bit values that the console rebases at every frame
-start (`timer_rebase`); the arithmetic on them is modulo 2**32 as in ALE, which is why a few
-intermediate values are held in 64 bits and wrapped explicitly.
+State lives in one int32 row per console, `state[env, field]`: the console's state row
+(layout.py), whose first fields are the timer's, numbered as TIMER_* below; the timer functions
+also work on a bare (consoles, TIMER_FIELDS) array (the CPU tests). Cycle stamps are signed 32-bit
+values that the console rebases at every frame start (`timer_rebase`); the arithmetic on them is
+modulo 2**32 as in ALE, which is why a few intermediate values are held in 64 bits and wrapped
+explicitly.
 
-Address decoding (the console or a test bus decides *which* addresses reach the RIOT at all):
-reads decode `addr & 7` (4 and 6 are INTIM, 5 and 7 are TIMINT; 0-3 are the ports), writes with
-`addr & 0x14 == 0x14` set the timer, `addr & 3` choosing the interval (1, 8, 64 or 1024 cycles);
-the interrupt-enable bit A3 is ignored.
+Address decoding (registers.py; the console or a test bus decides *which* addresses reach the
+RIOT at all): reads decode `addr & RIOT_READ_BITS` (the ports SWCHA, SWACNT, SWCHB, SWBCNT at
+0-3; INTIM at 4 and 6, TIMINT at 5 and 7), writes with `addr & RIOT_TIMER_WRITE` all set set the
+timer, `addr & RIOT_INTERVAL_BITS` choosing the interval (TIM1T, TIM8T, TIM64T, T1024T: 1, 8, 64
+or 1024 cycles); the interrupt-enable bit A3 is ignored.
 
-The helpers are `register_jitable(forceinline=True)`, as the TIA's are (see tia.py).
+The timer helpers are `register_jitable(forceinline=True)`, as the TIA's are (see tia.py).
 """
 
 import numpy as np
 from numba.extending import register_jitable
+
+from . import layout as L
+from .registers import (RIOT_INTERVAL_BITS, RIOT_READ_BITS, RIOT_TIMER_READ, RIOT_TIMER_WRITE,
+                        RIOT_TIMINT_READ, SWACNT_PORT, SWBCNT_PORT, SWCHA_PORT, SWCHB_PORT)
 
 # Fields of a console's timer row.
 TIMER_VALUE = 0            # the value last written (T), 0..255
@@ -43,7 +55,11 @@ TIMER_LATCH_CYCLE = 3      # cycle count of the first INTIM read past expiry (I)
 TIMER_LATCHED = 4          # 1 once that read has happened (until the next write)
 TIMER_FIELDS = 5
 
-# log2 of the interval for the four timer write addresses, indexed by `addr & 3`:
+assert (TIMER_VALUE, TIMER_SHIFT, TIMER_SET_CYCLE, TIMER_LATCH_CYCLE, TIMER_LATCHED) == (
+    L.RIOT_TIMER_VALUE, L.RIOT_TIMER_SHIFT, L.RIOT_TIMER_SET_CYCLE, L.RIOT_TIMER_LATCH_CYCLE,
+    L.RIOT_TIMER_LATCHED), "the timer's fields must be the console state row's"
+
+# log2 of the interval for the four timer write addresses, indexed by `addr & RIOT_INTERVAL_BITS`:
 # TIM1T, TIM8T, TIM64T, T1024T.
 INTERVAL_SHIFTS = np.array([0, 3, 6, 10], dtype=np.int32)
 
@@ -64,13 +80,13 @@ def _signed32(v):
 @register_jitable(forceinline=True)
 def is_timer_read(addr):
     """True for the RIOT I/O reads the timer answers (INTIM, TIMINT); the others are the ports."""
-    return (addr & 0x04) != 0
+    return (addr & RIOT_TIMER_READ) != 0
 
 
 @register_jitable(forceinline=True)
 def is_timer_write(addr):
     """True for the RIOT I/O writes that set the timer (the others: ports and edge detect)."""
-    return (addr & 0x14) == 0x14
+    return (addr & RIOT_TIMER_WRITE) == RIOT_TIMER_WRITE
 
 
 @register_jitable(forceinline=True)
@@ -87,7 +103,7 @@ def timer_reset(state, env, value):
 def timer_write(state, env, addr, value, clk):
     """Set the timer: a write to a timer address (`is_timer_write(addr)`) at system cycle `clk`."""
     state[env, TIMER_VALUE] = value & 0xFF
-    state[env, TIMER_SHIFT] = INTERVAL_SHIFTS[addr & 3]
+    state[env, TIMER_SHIFT] = INTERVAL_SHIFTS[addr & RIOT_INTERVAL_BITS]
     state[env, TIMER_SET_CYCLE] = _signed32(clk)
     state[env, TIMER_LATCHED] = 0
 
@@ -104,7 +120,7 @@ def timer_read(state, env, addr, clk):
     ticks = elapsed >> shift
     # What the counter shows while it is still running; negative once it has underflowed.
     running = _signed32(value - ticks - 1)
-    if (addr & 0x01) != 0:
+    if (addr & RIOT_TIMINT_READ) != 0:
         # TIMINT: only bit 7, and only until the latching INTIM read.
         if running < 0 and latched == 0:
             return np.int32(0x80)
@@ -132,3 +148,40 @@ def timer_rebase(state, env, cycles):
     """Subtract `cycles` from the stamps, when the console resets its cycle counter to 0."""
     state[env, TIMER_SET_CYCLE] = _signed32(np.int64(state[env, TIMER_SET_CYCLE]) - cycles)
     state[env, TIMER_LATCH_CYCLE] = _signed32(np.int64(state[env, TIMER_LATCH_CYCLE]) - cycles)
+
+
+# ---- the RIOT as the console sees it: ports and timer ------------------------------------------
+# Plain register_jitable (the entry point's inlining applies): called from the console's
+# out-of-line device functions and, for the CPU backend's inline INTIM polls, from
+# console_fast_path.finish_pending.
+
+@register_jitable
+def io_read(st, env, addr, clk):
+    """A CPU read of the RIOT's I/O page (ports or timer) at system cycle `clk`."""
+    port = addr & RIOT_READ_BITS
+    if port == SWCHA_PORT:
+        return np.int32(st[env, L.IN_SWCHA])       # [Q] built from the controllers only
+    if port == SWACNT_PORT:
+        return np.int32(st[env, L.RIOT_DDRA])
+    if port == SWCHB_PORT:
+        return np.int32(st[env, L.IN_SWCHB])
+    if port == SWBCNT_PORT:
+        return np.int32(0)
+    return timer_read(st, env, addr, clk)
+
+
+@register_jitable
+def io_write(st, env, addr, value, clk):
+    """A CPU write to the RIOT's I/O page at system cycle `clk`: SWACNT or the timer."""
+    port = addr & RIOT_READ_BITS
+    if port == SWACNT_PORT:
+        st[env, L.RIOT_DDRA] = value
+    elif port > SWBCNT_PORT and is_timer_write(addr):
+        timer_write(st, env, addr, value, clk)
+
+
+@register_jitable(forceinline=True)
+def reset(st, env, timer_value):
+    """The RIOT as a System reset leaves it: the timer (`timer_reset`), port A an input."""
+    timer_reset(st, env, timer_value)
+    st[env, L.RIOT_DDRA] = 0

@@ -6,8 +6,9 @@ The TIA is lazy, as ALE's is: nothing happens per colour clock. A render cursor 
 every TIA access first draws the pixels up to its own time with the *old* register values
 (`update_frame`), then applies its effect. Registers, object positions and the parameters of the
 "current masks" (which ALE keeps as pointers into precomputed tables, rebuilt only at specific
-events) live in the console's int32 state row (`layout.py`). Pixels go into one of two frame
-buffers `fb[console, buffer, row, column]`, swapped (not cleared) at each frame start.
+events) live in the console's int32 state row (`layout.py`); registers.py names the register
+numbers. Pixels go into one of two frame buffers `fb[console, buffer, row, column]`, swapped (not
+cleared) at each frame start.
 
 Clocks are colour clocks, 3 per CPU cycle; a line is 228 clocks, 68 of them horizontal blank.
 
@@ -22,6 +23,11 @@ from numba.extending import overload, register_jitable
 
 from . import layout as L
 from . import riot
+from .registers import (AUDC0, COLUBK, COLUP0, COLUP1, COLUPF, CTRLPF, CXCLR, CXPPMM, ENABL,
+                        ENAM0, ENAM1, GRP0, GRP1, HMBL, HMCLR, HMM0, HMM1, HMOVE, HMP0, HMP1,
+                        INPT0, INPT3, INPT4, INPT5, NUSIZ0, NUSIZ1, PF0, PF1, PF2, REFP0, REFP1,
+                        RESBL, RESM0, RESM1, RESMP0, RESMP1, RESP0, RESP1, RSYNC, TIA_READ_BITS,
+                        TIA_WRITE_BITS, VBLANK, VDELBL, VDELP0, VDELP1, VSYNC, WSYNC)
 
 LINE = 228
 HBLANK = 68
@@ -53,7 +59,8 @@ def _collision_table():
 
 COLLISIONS = _collision_table()
 
-# (read register & 7) -> latch bits reported in D7 and D6 (-1: D6 is always 0).
+# Collision read register (CXM0P .. CXPPMM) -> latch bits reported in D7 and D6 (-1: D6 is
+# always 0).
 COLLISION_READ_D7 = np.array([0, 2, 4, 6, 8, 10, 12, 13], np.int32)
 COLLISION_READ_D6 = np.array([1, 3, 5, 7, 9, 11, -1, 14], np.int32)
 
@@ -861,9 +868,9 @@ def write_colour(st, env, field, value):
 def playfield_after(st, env, reg, value):
     """The 20 playfield bits after a write of `value` to PF0 (0x0D), PF1 or PF2."""
     pf = np.int32(st[env, L.TIA_PF])
-    if reg == 0x0D:
+    if reg == PF0:
         return (pf & 0xFFFF0) | ((value >> 4) & 0x0F)
-    if reg == 0x0E:
+    if reg == PF1:
         return (pf & 0xFF00F) | (value << 4)
     return (pf & 0x00FFF) | (value << 12)
 
@@ -873,24 +880,24 @@ def write_changes_nothing(st, env, reg, value):
     """True for a write that leaves every register the picture is drawn from as it was: like the
     picture-neutral writes, it need not draw first (colours, playfield, enables, graphics with
     their delayed copies, VBLANK, reflection, VDELBL; not those that rebuild masks)."""
-    if reg >= 0x06 and reg <= 0x09:
-        return colour_of(st, env, value) == np.int32(st[env, L.TIA_COLUP0 + (reg - 0x06)])
-    if reg >= 0x0D and reg <= 0x0F:
+    if reg >= COLUP0 and reg <= COLUBK:
+        return colour_of(st, env, value) == np.int32(st[env, L.TIA_COLUP0 + (reg - COLUP0)])
+    if reg >= PF0 and reg <= PF2:
         return playfield_after(st, env, reg, value) == np.int32(st[env, L.TIA_PF])
-    if reg >= 0x1D and reg <= 0x1F:
-        return (1 if (value & 0x02) else 0) == np.int32(st[env, L.TIA_ENAM0 + (reg - 0x1D)])
-    if reg == 0x1B:     # GRP0 also moves GRP1 into its delayed copy
+    if reg >= ENAM0 and reg <= ENABL:
+        return (1 if (value & 0x02) else 0) == np.int32(st[env, L.TIA_ENAM0 + (reg - ENAM0)])
+    if reg == GRP0:     # GRP0 also moves GRP1 into its delayed copy
         return value == np.int32(st[env, L.TIA_GRP0]) \
             and st[env, L.TIA_DGRP1] == st[env, L.TIA_GRP1]
-    if reg == 0x1C:     # GRP1 also moves GRP0 and ENABL into their delayed copies
+    if reg == GRP1:     # GRP1 also moves GRP0 and ENABL into their delayed copies
         return value == np.int32(st[env, L.TIA_GRP1]) \
             and st[env, L.TIA_DGRP0] == st[env, L.TIA_GRP0] \
             and st[env, L.TIA_DENABL] == st[env, L.TIA_ENABL]
-    if reg == 0x01:
+    if reg == VBLANK:
         return value == np.int32(st[env, L.TIA_VBLANK])
-    if reg == 0x0B or reg == 0x0C:
-        return (1 if (value & 0x08) else 0) == np.int32(st[env, L.TIA_REFP0 + (reg - 0x0B)])
-    if reg == 0x27:
+    if reg == REFP0 or reg == REFP1:
+        return (1 if (value & 0x08) else 0) == np.int32(st[env, L.TIA_REFP0 + (reg - REFP0)])
+    if reg == VDELBL:
         return (value & 1) == np.int32(st[env, L.TIA_VDELBL])
     return False
 
@@ -900,8 +907,8 @@ def write_changes_nothing(st, env, reg, value):
 # Writes: WSYNC, RSYNC, the audio registers, HMP0-HMBL and HMCLR (they act only at HMOVE), and
 # the unused addresses from $2D; reads: INPT0-5 and the two unused addresses (registers 8-15).
 PICTURE_NEUTRAL_WRITES = np.int64(
-    (1 << 0x02) | (1 << 0x03) | (0x3F << 0x15) | (0x1F << 0x20) | (1 << 0x2B))
-FIRST_UNUSED_WRITE = 0x2D
+    (1 << WSYNC) | (1 << RSYNC) | (0x3F << AUDC0) | (0x1F << HMP0) | (1 << HMCLR))
+FIRST_UNUSED_WRITE = CXCLR + 1
 
 
 @register_jitable(forceinline=True)
@@ -914,11 +921,11 @@ def defer_drawing(st, env, clock):
 @register_jitable(forceinline=True)
 def write_delay(st, env, reg, clock):
     """Colour clocks after the write at which its register takes effect in the picture."""
-    if reg == 0x0D or reg == 0x0E or reg == 0x0F:
+    if reg == PF0 or reg == PF1 or reg == PF2:
         return PF_DELAYS[(line_position(st, env, clock) // 3) & 3]
-    if reg == 0x04 or reg == 0x05 or reg == 0x12 or reg == 0x13:
+    if reg == NUSIZ0 or reg == NUSIZ1 or reg == RESM0 or reg == RESM1:
         return 8
-    if reg == 0x01 or reg == 0x0B or reg == 0x0C or reg == 0x1B or reg == 0x1C:
+    if reg == VBLANK or reg == REFP0 or reg == REFP1 or reg == GRP0 or reg == GRP1:
         return 1
     return 0
 
@@ -940,26 +947,26 @@ def is_picture_neutral(reg):
 def neutral_write(st, env, reg, value, clk, clock, last_access_was_read):
     """The effect of a picture-neutral write (WSYNC, HMP0-HMBL, HMCLR; the others have none);
     returns the (maybe stalled) clock."""
-    if reg == 0x02:                                     # WSYNC
+    if reg == WSYNC:
         if last_access_was_read:
             cycles_into_line = (clk - np.int32(st[env, L.TIA_FRAME_START]) // 3) % 76
             if cycles_into_line != 0:
                 clk = clk + 76 - cycles_into_line
-    elif reg == 0x20:
+    elif reg == HMP0:
         st[env, L.TIA_HMP0] = value >> 4
-    elif reg == 0x21:
+    elif reg == HMP1:
         st[env, L.TIA_HMP1] = value >> 4
-    elif reg == 0x22:                                   # HMM0
+    elif reg == HMM0:
         if (clock == np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK]) + 63
                 and np.int32(st[env, L.TIA_HMM0]) == 7 and (value >> 4) == 6):
             st[env, L.TIA_COSMIC_ARK] = 1              # [Q] Cosmic Ark starfield
             st[env, L.TIA_COSMIC_ARK_COUNTER] = 0
         st[env, L.TIA_HMM0] = value >> 4
-    elif reg == 0x23:
+    elif reg == HMM1:
         st[env, L.TIA_HMM1] = value >> 4
-    elif reg == 0x24:
+    elif reg == HMBL:
         st[env, L.TIA_HMBL] = value >> 4
-    elif reg == 0x2B:                                   # HMCLR
+    elif reg == HMCLR:
         st[env, L.TIA_HMP0] = 0
         st[env, L.TIA_HMP1] = 0
         st[env, L.TIA_HMM0] = 0
@@ -988,7 +995,7 @@ def write_drawing_nothing(st, env, reg, value, clk):
 @register_jitable(forceinline=True)
 def write(st, fb, env, addr, value, clk, last_access_was_read):
     """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
-    reg = addr & 0x3F
+    reg = addr & TIA_WRITE_BITS
     clock = 3 * clk
     delay = write_delay(st, env, reg, clock)
     frame_over = frame_is_over(st, env, clock)
@@ -1002,14 +1009,14 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
     if neutral:
         return neutral_write(st, env, reg, value, clk, clock, last_access_was_read)
 
-    if reg == 0x00:                                     # VSYNC
+    if reg == VSYNC:
         st[env, L.TIA_VSYNC] = value
         if value & 0x02:
             st[env, L.TIA_VSYNC_FINISH] = clock + LINE
         elif clock >= np.int32(st[env, L.TIA_VSYNC_FINISH]):
             st[env, L.TIA_FRAME_ENDED] = 1
             st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
-    elif reg == 0x01:                                   # VBLANK
+    elif reg == VBLANK:
         old = np.int32(st[env, L.TIA_VBLANK])
         if (old & 0x80) == 0 and (value & 0x80) != 0:
             st[env, L.TIA_DUMP_ENABLED] = 1
@@ -1017,35 +1024,35 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
             st[env, L.TIA_DUMP_ENABLED] = 0
             st[env, L.TIA_DUMP_DISABLED_CYCLE] = clk
         st[env, L.TIA_VBLANK] = value
-    elif reg == 0x04 or reg == 0x05:                    # NUSIZ0/1
-        which = reg - 0x04
+    elif reg == NUSIZ0 or reg == NUSIZ1:
+        which = reg - NUSIZ0
         st[env, L.TIA_NUSIZ0 + which] = value
         rebuild_player_mask(st, env, which, 0)
         rebuild_missile_mask(st, env, which)
-    elif reg == 0x06:
+    elif reg == COLUP0:
         write_colour(st, env, L.TIA_COLUP0, value)
-    elif reg == 0x07:
+    elif reg == COLUP1:
         write_colour(st, env, L.TIA_COLUP1, value)
-    elif reg == 0x08:
+    elif reg == COLUPF:
         write_colour(st, env, L.TIA_COLUPF, value)
-    elif reg == 0x09:
+    elif reg == COLUBK:
         write_colour(st, env, L.TIA_COLUBK, value)
-    elif reg == 0x0A:                                   # CTRLPF
+    elif reg == CTRLPF:
         st[env, L.TIA_CTRLPF] = value
         rebuild_ball_mask(st, env)
         if line_position(st, env, clock) < 147:
             st[env, L.TIA_MASK_PF_REFLECT] = value & 1
-    elif reg == 0x0B or reg == 0x0C:                    # REFP0/1
-        field = L.TIA_REFP0 if reg == 0x0B else L.TIA_REFP1
-        graphics = L.TIA_CUR_GRP0 if reg == 0x0B else L.TIA_CUR_GRP1
+    elif reg == REFP0 or reg == REFP1:
+        field = L.TIA_REFP0 if reg == REFP0 else L.TIA_REFP1
+        graphics = L.TIA_CUR_GRP0 if reg == REFP0 else L.TIA_CUR_GRP1
         new = 1 if (value & 0x08) else 0
         if new != np.int32(st[env, field]):
             st[env, graphics] = reflect_byte(np.int32(st[env, graphics]))
         st[env, field] = new
-    elif reg == 0x0D or reg == 0x0E or reg == 0x0F:    # PF0, PF1, PF2
+    elif reg == PF0 or reg == PF1 or reg == PF2:
         st[env, L.TIA_PF] = playfield_after(st, env, reg, value)
-    elif reg == 0x10 or reg == 0x11:                    # RESP0/1
-        which = reg - 0x10
+    elif reg == RESP0 or reg == RESP1:
+        which = reg - RESP0
         h = line_position(st, env, clock)
         new = 3 if h < HBLANK else (h - HBLANK + 5) % 160
         pos_field = L.TIA_POSP0 + which
@@ -1056,16 +1063,16 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
             update_frame(st, fb, env, clock + 11)
         st[env, pos_field] = new
         rebuild_player_mask(st, env, which, 0 if when == -1 else 1)
-    elif reg == 0x12 or reg == 0x13 or reg == 0x14:     # RESM0/1, RESBL
+    elif reg == RESM0 or reg == RESM1 or reg == RESBL:
         h = line_position(st, env, clock)
         new = 2 if h < HBLANK else (h - HBLANK + 4) % 160
         since_hmove = clock - np.int32(st[env, L.TIA_LAST_HMOVE_CLOCK])
-        if reg == 0x12:
+        if reg == RESM0:
             if since_hmove == 60 and h == 69:           # [Q] "Dolphin"
                 new = 8
             st[env, L.TIA_POSM0] = new
             rebuild_missile_mask(st, env, 0)
-        elif reg == 0x13:
+        elif reg == RESM1:
             if since_hmove == 9 and h == 18:            # [Q] "Pitfall II"
                 new = 3
             st[env, L.TIA_POSM1] = new
@@ -1081,31 +1088,31 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
                 new = 5
             st[env, L.TIA_POSBL] = new
             rebuild_ball_mask(st, env)
-    elif reg == 0x1B:                                   # GRP0
+    elif reg == GRP0:
         st[env, L.TIA_GRP0] = value
         st[env, L.TIA_DGRP1] = st[env, L.TIA_GRP1]
         refresh_player_graphics(st, env)
-    elif reg == 0x1C:                                   # GRP1
+    elif reg == GRP1:
         st[env, L.TIA_GRP1] = value
         st[env, L.TIA_DGRP0] = st[env, L.TIA_GRP0]
         st[env, L.TIA_DENABL] = st[env, L.TIA_ENABL]
         refresh_player_graphics(st, env)
-    elif reg == 0x1D:
+    elif reg == ENAM0:
         st[env, L.TIA_ENAM0] = 1 if (value & 0x02) else 0
-    elif reg == 0x1E:
+    elif reg == ENAM1:
         st[env, L.TIA_ENAM1] = 1 if (value & 0x02) else 0
-    elif reg == 0x1F:
+    elif reg == ENABL:
         st[env, L.TIA_ENABL] = 1 if (value & 0x02) else 0
-    elif reg == 0x25:
+    elif reg == VDELP0:
         st[env, L.TIA_VDELP0] = value & 1
         refresh_player_graphics(st, env)
-    elif reg == 0x26:
+    elif reg == VDELP1:
         st[env, L.TIA_VDELP1] = value & 1
         refresh_player_graphics(st, env)
-    elif reg == 0x27:
+    elif reg == VDELBL:
         st[env, L.TIA_VDELBL] = value & 1
-    elif reg == 0x28 or reg == 0x29:                    # RESMP0/1
-        which = reg - 0x28
+    elif reg == RESMP0 or reg == RESMP1:
+        which = reg - RESMP0
         field = L.TIA_RESMP0 + which
         if st[env, field] != 0 and (value & 0x02) == 0:
             mode = np.int32(st[env, L.TIA_NUSIZ0 + which]) & 7
@@ -1113,7 +1120,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
             st[env, L.TIA_POSM0 + which] = (np.int32(st[env, L.TIA_POSP0 + which]) + middle) % 160
             rebuild_missile_mask(st, env, which)
         st[env, field] = 1 if (value & 0x02) else 0
-    elif reg == 0x2A:                                   # HMOVE
+    elif reg == HMOVE:
         x = line_position(st, env, clock) // 3
         if st[env, L.TIA_HMOVE_BLANKS_ALLOWED] != 0 and HMOVE_BLANK_CYCLES[x] != 0:
             st[env, L.TIA_HMOVE_BLANK] = 1
@@ -1130,7 +1137,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         rebuild_ball_mask(st, env)
         st[env, L.TIA_LAST_HMOVE_CLOCK] = clock
         st[env, L.TIA_COSMIC_ARK] = 0
-    elif reg == 0x2C:                                   # CXCLR
+    elif reg == CXCLR:
         st[env, L.TIA_COLLISION] = 0
     return clk
 
@@ -1154,9 +1161,9 @@ def paddle_charged(st, env, resistance, clk):
 @register_jitable(forceinline=True)
 def read(st, fb, env, addr, clk, data_bus):
     """A CPU read of TIA register `addr` at system cycle `clk`; undriven bits carry bus noise."""
-    reg = addr & 0x0F
+    reg = addr & TIA_READ_BITS
     noise = data_bus & 0x3F
-    if reg < 8:                                         # collisions: drawn up to now first
+    if reg <= CXPPMM:                                   # collisions: drawn up to now first
         update_frame(st, fb, env, 3 * clk)
         collision = np.int32(st[env, L.TIA_COLLISION])
         value = noise
@@ -1167,13 +1174,13 @@ def read(st, fb, env, addr, clk, data_bus):
             value |= 0x40
         return value
     defer_drawing(st, env, 3 * clk)
-    if reg < 12:                                        # INPT0-3: pot resistances by pin
-        if paddle_charged(st, env, np.int32(st[env, L.IN_POT0 + reg - 8]), clk):
+    if reg <= INPT3:                                    # INPT0-3: pot resistances by pin
+        if paddle_charged(st, env, np.int32(st[env, L.IN_POT0 + reg - INPT0]), clk):
             return 0x80 | noise
         return noise
-    if reg == 12:
+    if reg == INPT4:
         return noise if st[env, L.IN_FIRE_LEFT] != 0 else 0x80 | noise
-    if reg == 13:
+    if reg == INPT5:
         return noise if st[env, L.IN_FIRE_RIGHT] != 0 else 0x80 | noise
     return noise
 
