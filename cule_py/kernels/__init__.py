@@ -3,8 +3,8 @@
 Modules: `opcodes` (the 6502 opcode matrix), `cpu6507` (the 6507 core, bound to a bus and a CPU
 model), `flat_bus` (a flat 64 KiB bus for CPU test suites, with its CPU and CUDA entry points);
 the console: `layout` (the fields of a console's state row), `registers` (the TIA's and RIOT's
-register numbers), `riot` (ports and timer), `tia` (the picture, collisions, inputs and the frame
-boundary), `cart` and its `cart_*` schemes, `console` (bus and frame loop),
+register numbers), `riot` (ports and timer), `tia` (registers, timing, collisions, inputs) and
+`render` (the picture it draws), `cart` and its `cart_*` schemes, `console` (bus and frame loop),
 `console_fast_path` (the CPU backend's fast path through the 6507), `outlining` (what stays out
 of line on the GPU), `environment` and `agent_step` (the entry points), `game_logic` (rewards,
 lives, game over).

@@ -26,7 +26,7 @@ them in plain Python):
   raw[0] goes on the stack.
 
 Drawing only what the observation needs (`C_LAZY`), exactly: the frames before the last two
-latch collisions but write no pixels (kernels/tia.py, TIA_SKIP_DRAW). (The last two, even without
+latch collisions but write no pixels (render.py, TIA_SKIP_DRAW). (The last two, even without
 max-pool: the older buffer is what a later partial frame shows.) That is invisible as long as
 every frame of the step draws the whole display window by itself (TIA_FRAME_COMPLETE): the
 last two frames then show nothing older, and both screen buffers end the step as ALE's. The step

@@ -71,7 +71,8 @@ def power_on(state, mask, scheme: int) -> None:
 # schemes sits behind one out-of-line function each way (`banked_read`, `banked_write`), always
 # called with the same argument types. Inlining the whole dispatcher made the console's cold
 # compile about 5x longer. The scheme modules' helpers are forceinline=True so that they inline
-# into those two instead of inheriting forceinline=False (docs/developer.md, "Out-of-line calls").
+# into those two instead of inheriting forceinline=False (docs/performance-log.md, "Out-of-line
+# calls").
 
 # The 4K-bank family (F8 ... FASC) reads plain ROM above its RAM ports and below its hotspots
 # (the top 12 bytes cover every member's).

@@ -16,7 +16,7 @@ from numba import cuda, types
 from numba.extending import overload, register_jitable
 
 from . import layout as L
-from . import riot, tia
+from . import render, riot, tia
 from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_tia_write,
                    cart_write)
 from .cpu6507 import ALE, make_cpu
@@ -193,7 +193,7 @@ def run_frame(rom, scheme, ram, st, fb, env):
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
     elif st[env, L.TIA_FRAME_GREYED] == 0:
-        tia.grey_out_frame(st, fb, env)
+        render.grey_out_frame(st, fb, env)
         st[env, L.TIA_FRAME_GREYED] = 1
 
 

@@ -56,7 +56,7 @@ DECODE = (
 
 
 def _narrowing_helpers(int_style):
-    """The integer style of the hot loop; see docs/developer.md for the measurements."""
+    """The integer style of the hot loop; see docs/performance-log.md for the measurements."""
     if int_style == "int32":
         @register_jitable
         def u8(v):
@@ -89,7 +89,7 @@ def make_operations(model, int_style="int32"):
     is_ale = model == ALE
     # Every integer local of the core is an int32: each assignment and return is u8/u16(...) or
     # np.int32(...). numba types int32 op int32 as int64; the narrowing at every assignment keeps
-    # the GPU code 32-bit (docs/developer.md, "Integer style in the hot loop (measured)").
+    # the GPU code 32-bit (docs/performance-log.md, "Integer style in the hot loop (measured)").
 
     @register_jitable
     def set_nz(p, v):
