@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 
 from cule_py import steady_state as ss
+from cule_py.testing import machine_line, usable_cpus
 
 
 def main():
@@ -37,7 +37,7 @@ def main():
                         help="warm-up steps (default per game: pong 1000, breakout 250, else 300)")
     parser.add_argument("--frameskip", type=int, default=4)
     parser.add_argument("--sticky", type=float, default=0.25)
-    parser.add_argument("--cores", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--cores", type=int, default=usable_cpus())
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, metavar="PATH", help="also write the results")
     args = parser.parse_args()
@@ -59,8 +59,7 @@ def main():
                 progress=progress, threads=args.cores, frameskip=args.frameskip))
         finally:
             env.close()
-    print(f"machine: {platform.processor() or platform.machine()}, {args.cores} cores used, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{machine_line(threads=args.cores)}, load average {os.getloadavg()[0]:.1f}")
     print(f"{args.game}, {args.envs} envs, frameskip {args.frameskip}, sticky {args.sticky}, "
           f"84x84 grayscale, stack 4, maxpool, noop_max 30, random actions")
     for r in results:

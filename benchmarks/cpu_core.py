@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 
 import numba
 
 from cule_py.bench import _gpu_present, measure
+from cule_py.testing import machine_line
 
 
 def main() -> None:
@@ -36,8 +35,7 @@ def main() -> None:
         if _gpu_present():
             for machines in (4096, 65536):
                 rows.append(("cuda", measure(machines, args.instructions // 50, device="cuda", model=model)))
-    print(f"machine: {platform.machine()} {os.cpu_count()} logical CPUs, python {platform.python_version()}, "
-          f"numba {numba.__version__}")
+    print(machine_line(threads=cores))
     print("| where | model | machines | M instructions/s | M cycles/s |\n|---|---|---|---|---|")
     for label, r in rows:
         print(f"| {label} | {r['model']} | {r['machines']} | {r['instr_per_s'] / 1e6:.1f} | "

@@ -47,8 +47,6 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
     sys.exit("ptx_report: unset NUMBA_ENABLE_CUDASIM (the simulator cannot compile PTX)")
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

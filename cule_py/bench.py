@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from typing import Callable, Sequence
@@ -42,6 +41,7 @@ from . import flat6502
 from ._device import gpu_available
 from . import steady_state as ss
 from .asm6502 import assemble
+from .testing import machine_line, usable_cpus
 
 WORKLOAD = """
         .org $0400
@@ -130,14 +130,9 @@ STICKY = 0.25
 
 def _ale_worker(args):
     path, frames, seed = args
-    import ale_py
+    from .testing import ale_twin
 
-    # Before constructing: the constructor itself prints ALE's banner (once per worker process).
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", STICKY)
-    ale.setInt("random_seed", seed)
-    ale.loadROM(str(path))
+    ale = ale_twin(path, seed, repeat_action_probability=STICKY)
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
     from .steady_state import DECORRELATION_FRAMES
@@ -219,14 +214,6 @@ def emulator_benchmark(games, frames: int, envs_per_core: int, repeats: int = 3)
     return rows
 
 
-def _machine_line() -> str:
-    import numba
-
-    return (f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical "
-            f"CPUs, numba threads {numba.config.NUMBA_NUM_THREADS}, python "
-            f"{platform.python_version()}, numba {numba.__version__}")
-
-
 def _gpu_line() -> str:
     try:
         import cupy
@@ -300,7 +287,7 @@ def device_benchmark(games: Sequence[str], consoles: int, ale_envs: int, *, devi
     """Per game, (cule_py on `device` at `consoles` consoles, ale-py's AtariVectorEnv with
     `ale_envs` envs on `ale_threads` threads (None: every core)), each a steady-state
     measurement (cule_py/steady_state.py), one after the other in this process."""
-    ale_threads = ale_threads or len(os.sched_getaffinity(0))
+    ale_threads = ale_threads or usable_cpus()
     pairs = []
     for game in games:
         env = ss.make_cule_env(game, consoles, device=device)
@@ -378,7 +365,7 @@ def _gpu_main(args) -> None:
     ale_window_steps = 20 if quick else args.ale_window_steps
     print("cule_py AtariVectorEnv on the GPU vs ale-py AtariVectorEnv on every CPU core: "
           "steady-state agent throughput, same run")
-    print(_machine_line() + f", ale-py {ale_py.__version__}")
+    print(machine_line() + f", ale-py {ale_py.__version__}")
     print(_gpu_line())
     print("frameskip 4, 84x84 grayscale, stack 4, noop_max 30, fire reset, NextStep autoreset, "
           "sticky 0.25, random actions; warm-up per game (pong 1000, breakout 250, others 300 "
@@ -403,7 +390,7 @@ def _gpu_main(args) -> None:
               f"decorrelated {'yes' if result.decorrelated else 'NO'}"
               + "".join(f"; {note}" for note in result.notes))
     sys.stdout.flush()
-    _write_json(args.json, {"mode": "gpu", "machine": _machine_line(), "gpu": _gpu_line(),
+    _write_json(args.json, {"mode": "gpu", "machine": machine_line(), "gpu": _gpu_line(),
                             "results": [[o.as_dict(), t.as_dict()] for o, t in pairs],
                             "raw": raw_rows})
 
@@ -421,7 +408,7 @@ def _cpu_main(args) -> None:
     cores = ss.available_cores()
     print("cule_py AtariVectorEnv vs ale-py AtariVectorEnv on the CPU: steady-state agent steps "
           "per second, same cores, same run")
-    print(_machine_line() + f", ale-py {ale_py.__version__}, load average "
+    print(machine_line() + f", ale-py {ale_py.__version__}, load average "
           f"{os.getloadavg()[0]:.2f}")
     if gpu_available():
         print("a GPU is present: measured by `python -m cule_py` without --cpu")
@@ -441,7 +428,7 @@ def _cpu_main(args) -> None:
     for line in ss.comparison_notes(comparisons):
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
-    _write_json(args.json, {"mode": "cpu", "machine": _machine_line(),
+    _write_json(args.json, {"mode": "cpu", "machine": machine_line(),
                             "results": [c.as_dict() for c in comparisons]})
 
 
@@ -451,7 +438,7 @@ def _emulator_main(args) -> None:
     frames = 300 if args.quick else args.frames
     games = (args.games or ["breakout", "pong", "seaquest"])[: 1 if args.quick else None]
     print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
-    print(_machine_line() + f", ale-py {ale_py.__version__}")
+    print(machine_line() + f", ale-py {ale_py.__version__}")
     print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
           f"{args.envs_per_core} consoles per core; "
           + ("one round (--quick)" if args.quick else
@@ -472,8 +459,7 @@ def _core_main(args) -> None:
     instructions = 200_000 if args.quick else args.instructions
     cores = numba.config.NUMBA_NUM_THREADS
     print(f"cule_py 6507 core benchmark, model={args.model}")
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
-          f"numba threads {cores}, python {platform.python_version()}, numba {numba.__version__}")
+    print(machine_line(threads=cores))
     rows = []
     numba.set_num_threads(1)
     rows.append(("cpu, 1 core", measure(1, instructions, model=args.model)))

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import palette
 from ._device import parse_device
-from .console import ConsoleBatch
+from .batch import ConsoleBatch
 from .games import Game
 from .roms import load_rom
 from .kernels import layout as L

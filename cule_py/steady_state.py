@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
@@ -83,7 +82,9 @@ def available_cores() -> int:
     """The cores this process may run on, at most the threads numba was started with."""
     import numba
 
-    return max(1, min(len(os.sched_getaffinity(0)), numba.config.NUMBA_NUM_THREADS))
+    from .testing import usable_cpus
+
+    return max(1, min(usable_cpus(), numba.config.NUMBA_NUM_THREADS))
 
 
 @dataclass

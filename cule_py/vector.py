@@ -33,7 +33,7 @@ from . import palette as palette_
 from ._device import CallClock
 from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
-from .console import ConsoleBatch
+from .batch import ConsoleBatch
 from .games import Action
 from .kernels import agent_step as K
 from .kernels import layout as L

@@ -1,17 +1,17 @@
 """ale-py as the oracle for ROM identity and game metadata: one loadROM per ROM, cached per run.
 
 Independent of tools/survey_games.py on purpose: the table in cule_py/games.py is written by that
-tool, and these tests must not take its word for anything.
+tool, and these tests must not take its word for anything. Both load through
+cule_py.testing.ale_twin_with_log; what they read from ALE's log and state is parsed here alone.
+(The ALE twins the frame-by-frame comparisons use are cule_py.testing.ale_twin and ale_twins.)
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import shutil
 import struct
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,28 +19,7 @@ from pathlib import Path
 import ale_py
 from ale_py import roms
 
-def make_ale(path, seed: int, sticky: float = 0.0, max_frames: int = 0, mode=None,
-             difficulty=None) -> ale_py.ALEInterface:
-    """An ALEInterface as the comparisons use it: quiet, random_seed `seed`, the sticky
-    probability and frame budget set before loadROM, then setMode / setDifficulty if given."""
-    ale = ale_py.ALEInterface()
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
-    ale.setFloat("repeat_action_probability", sticky)
-    ale.setInt("random_seed", seed)
-    ale.setInt("max_num_frames_per_episode", max_frames)
-    ale.loadROM(str(path))
-    if mode is not None:
-        ale.setMode(mode)
-    if difficulty is not None:
-        ale.setDifficulty(difficulty)
-    return ale
-
-
-def ales_for(emulator, sticky: float, max_frames: int = 0, mode=None, difficulty=None):
-    """One ALEInterface per console of an AtariEmulator: console i's twin has seed + i."""
-    return [make_ale(emulator._batch.rom.path, emulator.seed + i, sticky, max_frames, mode,
-                     difficulty) for i in range(emulator.num_envs)]
-
+from cule_py.testing import ale_twin_with_log
 
 # ALEInterface.loadROM calls exit(1) on these; isSupportedROM (which does not) confirms it.
 MULTIPLAYER = frozenset({"combat", "joust", "maze_craze", "warlords"})
@@ -70,30 +49,6 @@ class AleView:
     paddle_limits: tuple[int, int] = (0, 0)
 
 
-def _load(path: Path) -> tuple[ale_py.ALEInterface, str]:
-    """Load with ALE's Info log captured at the file-descriptor level (C++ writes past sys.stdout)."""
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Info)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
-        try:
-            ale = ale_py.ALEInterface()   # a fresh one: settings (paddle_max) persist across loads
-            ale.setFloat("repeat_action_probability", 0.0)
-            ale.setInt("random_seed", 0)
-            ale.loadROM(str(path))
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-        sink.seek(0)
-        return ale, sink.read().decode("latin-1")
-
-
 def _log_field(log: str, pattern: str) -> str:
     match = re.search(pattern, log)
     assert match, f"no {pattern!r} in ALE's log:\n{log}"
@@ -117,9 +72,9 @@ def view(rom_id: str, path: Path, loadable: bool) -> AleView:
         with tempfile.TemporaryDirectory() as folder:
             alias = Path(folder) / "tetris.bin"
             shutil.copyfile(path, alias)
-            _, log = _load(alias)
+            _, log = ale_twin_with_log(alias)
     else:
-        ale, log = _load(path)
+        ale, log = ale_twin_with_log(path)
     common = dict(
         rom_id=rom_id, path=path, loadable=loadable,
         md5=_log_field(log, r"Cart MD5:\s*(\w+)"), size=int(_log_field(log, r"ROM Size:\s*(\d+)")),

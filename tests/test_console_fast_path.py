@@ -27,6 +27,9 @@ from cule_py.kernels import layout as L
 from cule_py.kernels import opcodes as oc
 from cule_py.kernels import tia
 
+# Compiles its own (uncached) copies of the console's instruction paths: minutes.
+pytestmark = pytest.mark.slow
+
 CASES_PER_OPCODE = 60
 
 

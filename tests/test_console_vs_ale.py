@@ -16,10 +16,11 @@ import pytest
 
 pytest.importorskip("ale_py")
 
-import ale_oracle  # noqa: E402
-
 from cule_py import games, modes  # noqa: E402
-from cule_py.console import ConsoleBatch  # noqa: E402
+from cule_py.batch import ConsoleBatch  # noqa: E402
+from cule_py.testing import ale_twin, check_batch, play_batch  # noqa: E402
+
+pytestmark = pytest.mark.live_ale
 
 # (game, mode, difficulty); None is the game's default. AtariEmulator's test
 # (tests/test_emulator_vs_ale.py) covers the default modes of many more games, with rewards.
@@ -29,57 +30,13 @@ FRAMES = 600
 ENV_SEED = 4321
 
 
-def ale_for(path, mode=None, difficulty=None, env_seed=ENV_SEED):
-    return ale_oracle.make_ale(path, env_seed, mode=mode, difficulty=difficulty)
-
-
-def check(consoles, ales, where):
-    screens = consoles.screen()
-    for env, ale in enumerate(ales):
-        game = consoles.game.rom_id
-        ram = ale.getRAM()
-        assert np.array_equal(consoles.ram[env], ram), (
-            f"{game} console {env} {where}: RAM differs at "
-            f"{[hex(0x80 + b) for b in np.nonzero(consoles.ram[env] != ram)[0]]}")
-        screen = ale.getScreen()
-        assert screens[env].shape == screen.shape, f"{game} {where}: screen {screens[env].shape}"
-        assert np.array_equal(screens[env], screen), (
-            f"{game} console {env} {where}: {np.count_nonzero(screens[env] != screen)} pixels "
-            f"differ")
-
-
 @pytest.mark.parametrize("game,mode,difficulty", CASES,
                          ids=[f"{g}-m{m}-d{d}" if m is not None else g for g, m, d in CASES])
 def test_frames_equal_ale(game, mode, difficulty):
     consoles = ConsoleBatch(game, 2, mode=mode, difficulty=difficulty, env_seed=ENV_SEED)
-    ales = [ale_for(consoles.rom.path, mode, difficulty) for _ in range(2)]
-    check(consoles, ales, "after loadROM")
-    for ale in ales:
-        ale.reset_game()
-    consoles.reset()
-    check(consoles, ales, "after reset_game")
-    rng = np.random.default_rng(sum(map(ord, game)))
-    actions = np.array([int(a) for a in consoles.game.minimal_actions])
-    current = np.zeros(2, np.int64)
-    held = np.zeros(2, np.int64)
-    for frame in range(1, FRAMES + 1):
-        for env in range(2):
-            if held[env] == 0:
-                current[env] = actions[rng.integers(len(actions))]
-                held[env] = rng.integers(1, 9)
-            held[env] -= 1
-        consoles.act(current)
-        for env, ale in enumerate(ales):
-            ale.act(int(current[env]))
-        check(consoles, ales, f"frame {frame}")
-        # ALE's act() emulates nothing once the game is over: reset such a console at once.
-        resetting = np.array([ale.game_over() or rng.random() < 0.002 for ale in ales])
-        if resetting.any():
-            for env in np.nonzero(resetting)[0]:
-                ales[env].reset_game()
-                held[env] = 0
-            consoles.reset(resetting)
-            check(consoles, ales, f"reset of {np.nonzero(resetting)[0]} after frame {frame}")
+    ales = [ale_twin(consoles.rom.path, ENV_SEED, mode=mode, difficulty=difficulty)
+            for _ in range(2)]
+    play_batch(consoles, ales, FRAMES, seed=sum(map(ord, game)), reset_chance=0.002)
 
 
 def _mode_cases():
@@ -100,22 +57,22 @@ def test_mode_selection_equals_ale(game, picks):
     each followed by a few frames (hidden state such as the frame phase shows there)."""
     info = games.get_game(game)
     consoles = ConsoleBatch(game, 1, env_seed=ENV_SEED)
-    ale = ale_for(consoles.rom.path)
-    check(consoles, [ale], "after loadROM")
+    ale = ale_twin(consoles.rom.path, ENV_SEED)
+    check_batch(consoles, [ale], "after loadROM")
     fire = int(games.Action.FIRE) if games.Action.FIRE in info.minimal_actions else 0
     for mode in [*picks, info.default_mode]:
         consoles.set_mode(mode)
         ale.setMode(mode)
         consoles.reset()
         ale.reset_game()
-        check(consoles, [ale], f"reset_game into mode {mode}")
+        check_batch(consoles, [ale], f"reset_game into mode {mode}")
         for frame in range(8):
             if ale.game_over():     # demon_attack's modes 3-7: ALE's act() emulates nothing
                 break
             action = fire if frame % 4 == 0 else 0
             consoles.act(np.array([action]))
             ale.act(action)
-            check(consoles, [ale], f"mode {mode} frame {frame + 1}")
+            check_batch(consoles, [ale], f"mode {mode} frame {frame + 1}")
 
 
 def test_settings_are_checked():

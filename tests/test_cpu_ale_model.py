@@ -36,8 +36,11 @@ from cule_py import flat6502
 from cule_py.asm6502 import assemble, to_image
 from cule_py.kernels import cpu6507, riot
 from cule_py.kernels.opcodes import JAM_OPCODES
+from cule_py.testing import ale_twin
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
+
+pytestmark = pytest.mark.live_ale
 
 # A supported 4K game whose reset sequence does not look at RAM: ALE's mode selection presses
 # SELECT until a game-specific RAM byte equals the mode (space_invaders' $DC, for instance), which
@@ -108,13 +111,10 @@ class Program:
 def ale_ram(tmp_path_factory) -> AleRun:
     """Load an image into ale-py (repeat_action_probability 0) and return its 128 bytes of RAM."""
     rom = tmp_path_factory.mktemp("ale_rom") / f"{ROM_NAME}.bin"
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)   # no md5-mismatch warnings
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
 
     def run(image: bytes) -> np.ndarray:
         rom.write_bytes(image)
-        ale.loadROM(str(rom))
+        ale = ale_twin(rom)         # logger at errors only: no md5-mismatch warnings
         return np.asarray(ale.getRAM(), dtype=np.uint8).copy()
 
     return run

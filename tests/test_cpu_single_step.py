@@ -8,6 +8,9 @@ written. Unstable opcodes and JAM are reported by their own tests.
 import numpy as np
 import pytest
 
+# 257 opcode suites of 10,000 cases each (about a minute, most of it compiling the runners).
+pytestmark = pytest.mark.slow
+
 import single_step
 from cule_py import flat6502
 from cule_py.kernels import opcodes

@@ -27,6 +27,8 @@ from numba.cuda.dispatcher import CUDADispatcher  # noqa: E402
 
 from cule_py.kernels import flat_bus  # noqa: E402
 
+pytestmark = pytest.mark.cuda
+
 CC = (9, 0)
 FLAT_SIGNATURE = (types.uint8[:, ::1], types.int32[:, ::1], types.int64, types.int64[::1],
                   types.bool_[::1])
@@ -77,6 +79,7 @@ def test_every_kernel_has_a_signature_here():
         "SIGNATURES")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KERNELS)
 def test_kernel_compiles_to_ptx(name, compile_ptx, capsys):
     ptx = compile_ptx(name)
@@ -154,6 +157,7 @@ CONSOLE_SIGNATURE = (types.uint8[::1], types.int64, types.uint8[:, :], types.int
                      types.uint8[:, :, :, ::1], types.int64, types.bool_[::1])
 
 
+@pytest.mark.slow
 def test_console_kernel_compiles_to_ptx(capsys):
     import time
 

@@ -25,6 +25,9 @@ import cule_py.flat6502 as flat
 from cule_py.asm6502 import assemble
 from cule_py.kernels import opcodes as oc
 
+# The simulator interprets every instruction in Python, in child processes: minutes.
+pytestmark = [pytest.mark.cuda, pytest.mark.slow]
+
 PROGRAM = """
         .org $0400
 start:  LDX #$02
@@ -183,7 +186,7 @@ CONSOLE_CHILD = textwrap.dedent("""
 
 
 def test_simulated_console_kernel_matches_cpu(tmp_path):
-    from cule_py.console import ConsoleBatch
+    from cule_py.batch import ConsoleBatch
     from cule_py.kernels import environment as env_kernel
 
     consoles = ConsoleBatch(CONSOLE_GAME, 2)

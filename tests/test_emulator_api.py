@@ -4,11 +4,9 @@ errors bad input gets. (Exactness against ale-py is tests/test_emulator_vs_ale.p
 import numpy as np
 import pytest
 
-from ale_py import roms
-
-import ale_oracle
 from cule_py import AtariEmulator, EmulatorState
 from cule_py.kernels import mt19937
+from cule_py.testing import ale_twin
 
 
 def observe(emulator):
@@ -136,10 +134,11 @@ def test_views_are_fresh_contiguous_arrays():
     assert AtariEmulator("pong", 1).minimal_action_set().tolist() == [0, 1, 3, 4, 11, 12]
 
 
+@pytest.mark.live_ale
 @pytest.mark.parametrize("game", ["skiing", "pong"])
 def test_action_sets_equal_ales(game):
     """getMinimalActionSet / getLegalActionSet of ale-py itself (skiing's legal set is 9)."""
-    ale = ale_oracle.make_ale(roms.get_rom_path(game), seed=0)
+    ale = ale_twin(game, seed=0)
     emulator = AtariEmulator(game, 1, seed=0)
     assert emulator.minimal_action_set().tolist() == [a.value for a in ale.getMinimalActionSet()]
     assert emulator.legal_action_set().tolist() == [a.value for a in ale.getLegalActionSet()]

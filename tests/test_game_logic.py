@@ -29,10 +29,12 @@ import numpy as np
 import pytest
 
 ale_py = pytest.importorskip("ale_py")
-from ale_py import roms  # noqa: E402
+
+from marks import slow_except  # noqa: E402
 
 from cule_py import games  # noqa: E402
 from cule_py.kernels import game_logic as gl  # noqa: E402
+from cule_py.testing import ale_twin  # noqa: E402
 
 # The games the console issue tests first (2K/4K ROMs), checked longer.
 FIRST = ("breakout", "pong", "kaboom", "boxing", "freeway", "space_invaders", "seaquest", "tennis",
@@ -91,14 +93,8 @@ def record(game, frames, seed, to_the_end=0, mode=None, difficulty=None):
     """ALE's trace of one game. With to_the_end > 0 it starts with one episode played to its game
     over (at most to_the_end frames, no random resets; trace.ended tells whether it got there);
     then `frames` frames of play with reset_game() at game over and at random times."""
-    ale = ale_py.ALEInterface()          # a fresh one per game: settings persist across loads
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("random_seed", seed)
-    ale.loadROM(str(roms.get_rom_path(game)))     # loadROM ends with a reset
+    ale = ale_twin(game, seed, mode=mode, difficulty=difficulty)    # loadROM ends with a reset
     if mode is not None:
-        ale.setMode(mode)
-        ale.setDifficulty(difficulty)
         ale.reset_game()
     rng = np.random.default_rng(seed)
     trace = Trace(to_the_end + frames + frames // 2 + 32)
@@ -184,7 +180,8 @@ def compiled():
     return time.perf_counter() - t
 
 
-@pytest.mark.parametrize("game", ORDER)
+@pytest.mark.live_ale
+@pytest.mark.parametrize("game", slow_except(ORDER, "pong"))
 def test_logic_matches_ale(compiled, game):
     to_the_end = GAME_OVER_WITHIN if game in FIRST and game != "adventure" else 0
     trace = record(game, frames_for(game), seed=1000 + gl.GAME_ID[game], to_the_end=to_the_end)
@@ -212,7 +209,8 @@ OTHER_MODES = [("demon_attack", 3, 1), ("video_checkers", 11, 0), ("gravitar", 1
                ("space_invaders", 7, 1), ("pong", 1, 3)]
 
 
-@pytest.mark.parametrize("game,mode,difficulty", OTHER_MODES)
+@pytest.mark.live_ale
+@pytest.mark.parametrize("game,mode,difficulty", slow_except(OTHER_MODES, OTHER_MODES[0]))
 def test_logic_matches_ale_in_other_modes(compiled, game, mode, difficulty):
     trace = record(game, 800, seed=3000 + mode, mode=mode, difficulty=difficulty)
     problem = compare(game, trace, *replay(game, trace, mode=mode))
@@ -243,6 +241,8 @@ def test_missing_logic_is_refused():
     assert gl.logic_game_id("Breakout") == gl.GAME_ID["breakout"]
 
 
+@pytest.mark.cuda
+@pytest.mark.slow
 def test_logic_compiles_for_cuda():
     """The logic compiles to PTX (sm_90) through a CUDA kernel, with or without a GPU: the CUDA
     simulator type-checks nothing, so this catches CUDA typing and lowering errors on CI."""

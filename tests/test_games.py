@@ -20,6 +20,7 @@ from cule_py.games import GAMES, MULTIPLAYER_ONLY, Action, MultiplayerRomError, 
 
 @pytest.fixture(scope="module")
 def ale():
+    """One loadROM of every ROM ale-py ships: about 25 s, so the tests using it are slow."""
     return ale_oracle.survey()
 
 
@@ -35,6 +36,8 @@ def mismatches(ale, field, ours, theirs):
     return bad
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_games_are_ale_single_player_roms(ale):
     assert set(ale) == set(roms.get_all_rom_ids())
     loadable = {rom_id for rom_id, view in ale.items() if view.loadable}
@@ -43,6 +46,8 @@ def test_games_are_ale_single_player_roms(ale):
     assert set(MULTIPLAYER_ONLY) == set(ale) - loadable == ale_oracle.MULTIPLAYER
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_gymnasium_ids(ale):
     gymnasium.register_envs(ale_py)
     registry = gymnasium.registry
@@ -54,6 +59,8 @@ def test_gymnasium_ids(ale):
     assert len(legacy) == 62
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_identity_scheme_and_tv_format(ale):
     bad = []
     for field in ("md5", "scheme", "tv_format", "cart_name"):
@@ -67,12 +74,16 @@ def test_action_enum_is_ales():
         {a.name: a.value for a in ale_py.Action.__members__.values()}
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_action_sets(ale):
     bad = mismatches(ale, "minimal_actions", lambda g: g.minimal_actions, lambda v: v.minimal)
     bad += mismatches(ale, "legal_actions", lambda g: g.legal_actions, lambda v: v.legal)
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_modes_and_difficulties(ale):
     bad = mismatches(ale, "modes", lambda g: g.modes, lambda v: v.modes)
     bad += mismatches(ale, "difficulties", lambda g: g.difficulties, lambda v: v.difficulties)
@@ -82,11 +93,15 @@ def test_modes_and_difficulties(ale):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_screen_height(ale):
     bad = mismatches(ale, "screen", lambda g: (g.height, 160), lambda v: v.screen)
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_controllers_and_paddles(ale):
     # One RIGHT frame turns paddle 0 by -PADDLE_DELTA in a paddle game and nothing otherwise;
     # the serialized state holds the paddle limits ALE uses.

@@ -1,7 +1,8 @@
 """device="cuda" end to end on a machine without a GPU: AtariEmulator and AtariVectorEnv built on
 the GPU backend's host code (field-major arrays, cached table uploads, launches, the deferred
 range check of device actions), with numba's CUDA simulator running the kernels and numpy
-standing in for cupy (tests/fake_cupy.py), against device="cpu" in the same child process.
+standing in for cupy (cule_py.testing.install_fake_cupy), against device="cpu" in the same
+child process.
 
 What this cannot show: cupy's own behaviour, real launches, speed; the lent-GPU runs do
 (tools/gpu_check.py, tools/gpu_runbook). The simulator interprets every emulated instruction
@@ -20,11 +21,12 @@ import pytest
 
 import cule_py
 
+# numba's CUDA simulator in a child process, every emulated instruction in Python: minutes.
+pytestmark = [pytest.mark.cuda, pytest.mark.slow]
+
 CHILD = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, sys.argv[1])
-    import fake_cupy
-    fake_cupy.install()
+    from cule_py.testing import install_fake_cupy
+    install_fake_cupy()
     import numpy as np
     import cupy
     from numba import cuda
@@ -90,11 +92,10 @@ CHILD = textwrap.dedent("""
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the child process setup is POSIX-only")
 def test_gpu_backend_under_the_simulator_equals_cpu():
-    tests_dir = pathlib.Path(__file__).resolve().parent
     root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(tests_dir)], env=env,
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env,
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, f"simulated GPU backend failed:\n{proc.stdout}\n{proc.stderr}"
     assert "emulator ok" in proc.stdout and "vector ok" in proc.stdout

@@ -12,6 +12,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RUNBOOK = REPO / "tools" / "gpu_runbook"
 
@@ -30,6 +32,7 @@ def _records(path: pathlib.Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.slow           # every stage in child processes, PPO training included
 def test_dry_run_runs_every_stage(tmp_path):
     results = tmp_path / "results"
     proc = subprocess.run([sys.executable, str(RUNBOOK), "dry-run", "--results", str(results)],

@@ -252,10 +252,9 @@ class _Reduction:
 def fake_cupy(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", sys.modules.get("cupy"))
     monkeypatch.setitem(sys.modules, "cupyx", sys.modules.get("cupyx"))
-    monkeypatch.syspath_prepend(str(TESTS))
-    import fake_cupy as base
+    from cule_py.testing import install_fake_cupy
 
-    base.install()
+    install_fake_cupy()
     cp = sys.modules["cupy"]
     cp.asnumpy = _asnumpy
     cp.ReductionKernel = _Reduction
@@ -326,6 +325,8 @@ print("device reset ok", flush=True)
 """
 
 
+@pytest.mark.cuda
+@pytest.mark.slow
 def test_device_reset_under_the_cuda_simulator():
     """GpuBackend.reset_emulator on a real device="cuda" batch (GpuArrays, field-major state,
     drive_cuda launched by numba's CUDA simulator with the device mask) against

@@ -12,10 +12,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 import cule_py
 from cule_py.gym_env import VECTOR_ARGUMENTS, UnknownEnvIdError
+from cule_py.testing import vector_step_difference
 from cule_py.vector import AtariVectorEnv
 
 ale_py = pytest.importorskip("ale_py")
 from ale_py.vector_env import AtariVectorEnv as AleVectorEnv  # noqa: E402
+
+from marks import slow_except  # noqa: E402
+
+pytestmark = pytest.mark.live_ale
 
 
 # -- registry and arguments -----------------------------------------------------------------------
@@ -74,13 +79,8 @@ def test_ram_observations():
 
 # -- the vector env against ale-py's -----------------------------------------------------------------
 def _compare(ours, theirs, where):
-    for name, a, b in zip(("obs", "rewards", "terminated", "truncated"), ours[:-1], theirs[:-1]):
-        a, b = np.asarray(a), np.asarray(b)
-        assert a.shape == b.shape and a.dtype == b.dtype, (where, name, a.dtype, b.dtype)
-        bad = np.argwhere(a != b)
-        assert not len(bad), (where, name, bad[:4].tolist())
-    for key in ("env_id", "lives", "frame_number", "episode_frame_number"):
-        assert np.array_equal(np.asarray(ours[-1][key]), theirs[-1][key]), (where, key)
+    diff = vector_step_difference(ours, theirs)
+    assert diff is None, f"{where}: {diff}"
 
 
 def _play(ours, theirs, steps, seed, action_seed=0, reseed_at=None):
@@ -97,7 +97,8 @@ def _play(ours, theirs, steps, seed, action_seed=0, reseed_at=None):
     return ended
 
 
-@pytest.mark.parametrize("make_ours", ["cule_py.make_vec", "gymnasium.make_vec"])
+@pytest.mark.parametrize("make_ours", slow_except(["cule_py.make_vec", "gymnasium.make_vec"],
+                                                  "cule_py.make_vec"))
 def test_v5_vector_env_equals_ale_py_vector_entry_point(make_ours):
     """make_vec("ALE/Breakout-v5") and gymnasium.make_vec("cule_py/Breakout-v5") against
     gymnasium.make_vec("ALE/Breakout-v5", vectorization_mode="vector_entry_point"): sticky

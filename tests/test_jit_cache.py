@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 import cule_py
 from cule_py import _jit_cache
 
@@ -46,6 +48,7 @@ def run_probe(package_root: pathlib.Path, cache: pathlib.Path) -> int:
     return int(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow           # three child processes, two of them compiling: about a minute
 def test_helper_edit_recompiles(tmp_path):
     """Edit a helper in cpu6507.py (not the file of the cached entry point): the next process must
     run the edited code, not machine code cached from the old source."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from marks import slow_except
+
 from cule_py.kernels import agent_step as K
 from cule_py.vector import AtariVectorEnv
 
@@ -40,7 +42,7 @@ def _assert_same(lazy, full, where):
         assert not len(bad), (where, name, bad[:4].tolist())
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-sticky-episodic"))
 def test_lazy_drawing_is_invisible(case):
     game, n, steps, kw = CASES[case]
     lazy = AtariVectorEnv(game, n, lazy_drawing=True, **kw)

@@ -13,9 +13,10 @@ import pytest
 
 pytest.importorskip("ale_py")
 
-import ale_oracle  # noqa: E402
-
 from cule_py import AtariEmulator, games  # noqa: E402
+from cule_py.testing import ale_twin, check_emulator  # noqa: E402
+
+pytestmark = pytest.mark.live_ale
 
 GAMES = ("asteroids", "battle_zone", "centipede", "crazy_climber", "crossbow", "double_dunk", "et",
          "galaxian", "gravitar", "hero", "jamesbond", "kangaroo", "klax", "mario_bros", "mr_do",
@@ -26,22 +27,13 @@ FRAMES = 8
 
 
 def _ale(path, seed=SEED, sticky=STICKY):
-    return ale_oracle.make_ale(path, seed, sticky)
+    return ale_twin(path, seed, repeat_action_probability=sticky)
 
 
 def _check(emulator, ale, where, reward=None, ale_reward=None):
-    game = emulator.game.rom_id
-    ram = ale.getRAM()
-    ours = emulator.ram()[0]
-    assert np.array_equal(ours, ram), (
-        f"{game} {where}: RAM differs at {[hex(0x80 + b) for b in np.nonzero(ours != ram)[0]]}")
-    screen = ale.getScreen()
-    assert np.array_equal(emulator.screen()[0], screen), f"{game} {where}: screen differs"
-    assert reward == ale_reward, f"{game} {where}: reward {reward} vs {ale_reward}"
-    assert emulator.lives()[0] == ale.lives(), f"{game} {where}: lives"
-    assert emulator.game_over()[0] == ale.game_over(), f"{game} {where}: game over"
-    assert (emulator.frame_number()[0], emulator.episode_frame_number()[0]) == (
-        ale.getFrameNumber(), ale.getEpisodeFrameNumber()), f"{game} {where}: frame counters"
+    """One console against its twin; the reward too where given."""
+    rewards = None if reward is None else [reward]
+    check_emulator(emulator, [ale], where, rewards, [ale_reward])
 
 
 def _picks(game):

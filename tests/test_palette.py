@@ -19,9 +19,11 @@ import pytest
 
 from cule_py import palette
 from cule_py.games import get_game
-from cule_py.roms import load_rom
+from cule_py.testing import ale_twin
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
+
+pytestmark = pytest.mark.live_ale
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -81,11 +83,7 @@ def test_tool_would_write_the_committed_file(tool, measured):
 def test_real_games_rgb_and_grayscale(rom_id, frames, odd_frames_expected):
     game = get_game(rom_id)
     pal = game.tv_format == "PAL"
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setInt("random_seed", 0)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(load_rom(rom_id).path))
+    ale = ale_twin(rom_id, seed=0)
     actions = ale.getLegalActionSet()
     rng = np.random.default_rng(1234)
     odd_frames = 0

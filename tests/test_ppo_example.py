@@ -15,6 +15,9 @@ import pytest
 
 pytest.importorskip("torch", reason="the PPO example needs PyTorch (CI installs the CPU wheel)")
 
+# Two training runs in child processes; the ale-py run must be the same run as cule_py's.
+pytestmark = [pytest.mark.slow, pytest.mark.live_ale]
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ppo_atari.py"
 # 4 envs x 32 steps x 4 iterations = 512 agent steps = 2048 frames; 400-frame episodes end some.
 ARGS = ["--env-id", "ALE/Breakout-v5", "--num-envs", "4", "--num-steps", "32",

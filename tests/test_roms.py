@@ -30,6 +30,7 @@ TESTS = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def ale():
+    """One loadROM of every ROM ale-py ships: about 25 s, so the tests using it are slow."""
     return ale_oracle.survey()
 
 
@@ -42,6 +43,8 @@ def no_roms_dir(monkeypatch):
 # every ROM ale-py ships
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_identify_every_ale_rom_by_md5(ale, tmp_path):
     probe = ale_py.ALEInterface()
     for rom_id, view in ale.items():
@@ -67,6 +70,8 @@ def test_md5s_agree_with_ale_py_md5_json():
     assert ours == expected
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow
 def test_scheme_of_every_ale_rom_matches_ale(ale):
     """detect_scheme on the bytes gives what ALE's auto-detection printed when it loaded them."""
     found = {}
@@ -141,12 +146,13 @@ _PROBE = """
 import json, os, sys, shutil, tempfile
 from pathlib import Path
 import ale_oracle
+from cule_py.testing import ale_twin_with_log
 out = {}
 for source in sys.argv[1:]:
     with tempfile.TemporaryDirectory() as folder:
         alias = Path(folder) / "tetris.bin"   # Tetris's settings: no mode loop, ALE does not exit
         shutil.copyfile(source, alias)
-        _, log = ale_oracle._load(alias)
+        _, log = ale_twin_with_log(alias)
     out[Path(source).stem] = ale_oracle._log_field(log, r"Bankswitch Type:\\s*AUTO-DETECT ==> (.+)")
 print(json.dumps(out), flush=True)
 os._exit(0)   # skip ALE's destructors: the answer is out, a crash at teardown cannot spoil it
@@ -180,6 +186,8 @@ def _ale_cv_scheme(path, env):
                          f"{(done.stdout + done.stderr)[-2000:]}")
 
 
+@pytest.mark.live_ale
+@pytest.mark.slow                   # ALE in child processes, one per CV image
 def test_detect_scheme_on_synthetic_images_matches_ale(tmp_path):
     """Each branch of the heuristic, and the signature-search quirks, against ALE itself."""
     for name, image in SYNTHETIC.items():

@@ -218,6 +218,7 @@ def test_device_benchmark_path_on_the_cpu():
     assert "| breakout | cule_py cpu |" in table and "raw act()" in table and "n/a" in table
 
 
+@pytest.mark.slow           # the benchmark's quick run in a child process
 def test_python_m_cule_py_quick_runs():
     proc = subprocess.run([sys.executable, "-m", "cule_py", "--quick", "--cpu"],
                           capture_output=True, text=True, timeout=600)

@@ -27,12 +27,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-ale_py = pytest.importorskip("ale_py")
+pytest.importorskip("ale_py")
 
 from cule_py import roms  # noqa: E402
 from cule_py.asm6502 import assemble  # noqa: E402
-from cule_py.console import ConsoleBatch  # noqa: E402
+from cule_py.batch import ConsoleBatch  # noqa: E402
 from cule_py.kernels import layout as L  # noqa: E402
+from cule_py.testing import ale_twin  # noqa: E402
+
+pytestmark = pytest.mark.live_ale
 
 SETTINGS = "riverraid"          # one mode, no starting actions, no game over while $C0 stays 0
 VSYNC, VBLANK, WSYNC, RSYNC = 0x00, 0x01, 0x02, 0x03
@@ -160,11 +163,7 @@ def test_deferred_drawing_equals_ale(tmp_path, redundant):
     path.write_bytes(program(redundant))
     rom = roms.load_rom(path, settings=SETTINGS)
     consoles = ConsoleBatch(rom, 1, env_seed=5)
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setInt("random_seed", 5)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(path))
+    ale = ale_twin(path, 5)
     cut_by_instructions = cut_by_scanlines = 0
     for frame in range(120):
         action = (0, 1)[frame % 2]                     # NOOP and FIRE: INPT4 changes

@@ -8,11 +8,9 @@ threads, and so that each rule is written down once in readable form.
 from __future__ import annotations
 
 import numpy as np
-from ale_py import ALEInterface, LoggerMode, roms
 
 from cule_py.area_resize import resize_area
-
-ALEInterface.setLoggerMode(LoggerMode.Error)
+from cule_py.testing import ale_twin
 
 FIRE = 1
 
@@ -37,10 +35,7 @@ class SubEnv:
                  img_width=84, grayscale=True, stack_num=4, frameskip=4, maxpool=True,
                  noop_max=30, episodic_life=False, life_loss_info=False, reward_clipping=True,
                  use_fire_reset=True):
-        self.ale = ALEInterface()
-        self.ale.setFloat("repeat_action_probability", repeat_action_probability)
-        self.ale.setInt("random_seed", seed)
-        self.ale.loadROM(str(roms.get_rom_path(game)))
+        self.ale = ale_twin(game, seed, repeat_action_probability=repeat_action_probability)
         self.mt = np.random.RandomState(seed)._bit_generator
         self.actions = (self.ale.getLegalActionSet() if full_action_space
                         else self.ale.getMinimalActionSet())

@@ -61,13 +61,18 @@ def main() -> None:
     for k, revision in enumerate(args.revisions):
         name = f"cule_{k}"
         _export(revision, Path(packages) / name)
-        console = importlib.import_module(f"{name}.console")
+        try:            # cule_py/batch.py; revisions before its rename have cule_py/console.py
+            host = importlib.import_module(f"{name}.batch")
+        except ModuleNotFoundError as err:
+            if err.name != f"{name}.batch":
+                raise
+            host = importlib.import_module(f"{name}.console")
         roms = importlib.import_module(f"{name}.roms")
         start = time.time()
         for game in games:
-            batch = console.ConsoleBatch(roms.load_rom(game), args.consoles,
-                                         env_seed=np.arange(args.consoles),
-                                         repeat_action_probability=0.25)
+            batch = host.ConsoleBatch(roms.load_rom(game), args.consoles,
+                                      env_seed=np.arange(args.consoles),
+                                      repeat_action_probability=0.25)
             batch.act(np.zeros(args.consoles, np.int64), frames=10)
             batches[k, game] = batch
         print(f"{revision} as {name}: ready in {time.time() - start:.0f} s", flush=True)

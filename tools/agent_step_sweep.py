@@ -15,15 +15,12 @@ import argparse
 import itertools
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from ale_py.vector_env import AtariVectorEnv as AleVector
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from ale_py.vector_env import AtariVectorEnv as AleVector  # noqa: E402
-
-from cule_py.vector import AtariVectorEnv  # noqa: E402
+from cule_py.testing import vector_step_difference
+from cule_py.vector import AtariVectorEnv
 
 GAMES = "breakout,pong,boxing,freeway,space_invaders,seaquest,adventure"
 COMBOS = {
@@ -35,20 +32,10 @@ COMBOS = {
 }
 
 
-def first_difference(ours, theirs):
-    for name, a, b in zip(("obs", "rewards", "terminated", "truncated"), ours[:-1], theirs[:-1]):
-        if a.shape != b.shape or (a != b).any():
-            return name
-    for key in ("lives", "frame_number", "episode_frame_number"):
-        if (ours[-1][key] != theirs[-1][key]).any():
-            return key
-    return None
-
-
 def run(game, envs, steps, seed, kw):
     theirs = AleVector(game, envs, **kw)
     ours = AtariVectorEnv(game, envs, **kw)
-    diff = first_difference(ours.reset(seed=seed), theirs.reset(seed=seed))
+    diff = vector_step_difference(ours.reset(seed=seed), theirs.reset(seed=seed))
     if diff:
         return f"reset: {diff}"
     rng = np.random.default_rng(seed)
@@ -56,7 +43,7 @@ def run(game, envs, steps, seed, kw):
     for t in range(steps):
         actions = rng.integers(0, theirs.single_action_space.n, envs)
         out_o, out_t = ours.step(actions), theirs.step(actions)
-        diff = first_difference(out_o, out_t)
+        diff = vector_step_difference(out_o, out_t)
         if diff:
             return f"step {t}: {diff}"
         ended += int((out_o[2] | out_o[3]).sum())

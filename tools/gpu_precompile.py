@@ -14,8 +14,8 @@ CULE_PY_RUNTIME_KEY=<this machine's version, e.g. 13.5> (a cubin for the right a
 loads whatever runtime keyed it). Each kernel compiles in its own process, all at once.
 
 How: the kernels are typed from a real batch whose power-on is skipped (numpy standing in for
-cupy, tests/fake_cupy.py, so the field-major layouts are the ones the GPU backend launches with),
-compiled and linked to a cubin by NVVM and nvJitLink (no driver needed), saved through numba-cuda's
+cupy, cule_py.testing.install_fake_cupy, so the field-major layouts are the ones the GPU backend
+launches with), compiled and linked to a cubin by NVVM and nvJitLink (no driver needed), saved through numba-cuda's
 own cache, and then the LLVM IR and PTX are dropped from the saved entry: the cubin is all a load
 needs, and drive_cuda's entry went from 174 MB to 3.9 MB. Session tooling for lent GPUs, not part
 of the package.
@@ -37,11 +37,12 @@ KERNELS = ("drive", "flags", "step", "reset")
 
 
 def _compile_one(which: str, cc: tuple[int, int]) -> None:
-    sys.path.insert(0, str(REPO / "tests"))
+    # `python tools/gpu_runbook prepare` runs this in a venv of the GPU machine's versions
+    # without cule_py installed: this checkout's cule_py, then (gpu_warm) its tools folder.
     sys.path.insert(0, str(REPO))
-    import fake_cupy
+    from cule_py.testing import install_fake_cupy
 
-    fake_cupy.install()
+    install_fake_cupy()
     import numba
     import numba.cuda.dispatcher as cdisp
     from numba import cuda

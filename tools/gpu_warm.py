@@ -19,7 +19,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from cule_py.console import ConsoleBatch  # noqa: E402
+from cule_py.batch import ConsoleBatch  # noqa: E402
 from cule_py.kernels import agent_step as K  # noqa: E402
 from cule_py.kernels import environment as E  # noqa: E402
 from cule_py.kernels import layout as L  # noqa: E402

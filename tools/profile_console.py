@@ -120,7 +120,7 @@ def run(args):
     import numpy as np
 
     numba.set_num_threads(1)
-    from cule_py.console import ConsoleBatch
+    from cule_py.batch import ConsoleBatch
     from cule_py.kernels import environment
     from cule_py.kernels import layout as L
     from cule_py.roms import load_rom

@@ -16,21 +16,16 @@ says where and what.
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 from pathlib import Path
 
+import ale_py
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-import ale_py  # noqa: E402
-
-from cule_py import AtariEmulator, games  # noqa: E402
-from cule_py.kernels import cart, game_logic  # noqa: E402
-from ale_oracle import ales_for  # noqa: E402  (tests/: the ALE twins the tests compare with)
+from cule_py import AtariEmulator, games
+from cule_py.kernels import cart, game_logic
+from cule_py.testing import ale_twins, emulator_difference, machine, play_emulator
 
 RESET_CHANCE = 0.002          # per console and frame: reset from mid-game states too
 
@@ -39,74 +34,24 @@ def runs_here(game) -> bool:
     return game.scheme in cart.SCHEME_IDS and game.rom_id in game_logic.IMPLEMENTED
 
 
-def difference(emulator, ales, rewards=None, ale_rewards=None):
-    ram, screen = emulator.ram(), emulator.screen()
-    lives, over = emulator.lives(), emulator.game_over()
-    frames, episode = emulator.frame_number(), emulator.episode_frame_number()
-    for i, ale in enumerate(ales):
-        found = []
-        bytes_ = np.nonzero(ram[i] != ale.getRAM())[0]
-        if len(bytes_):
-            found.append("RAM " + " ".join(f"${0x80 + b:02X}" for b in bytes_[:6])
-                         + (" ..." if len(bytes_) > 6 else ""))
-        theirs = ale.getScreen()
-        if screen[i].shape != theirs.shape:
-            found.append(f"screen shape {screen[i].shape} vs {theirs.shape}")
-        elif (pixels := int(np.count_nonzero(screen[i] != theirs))):
-            found.append(f"{pixels} pixels")
-        if rewards is not None and rewards[i] != ale_rewards[i]:
-            found.append(f"reward {rewards[i]} vs {ale_rewards[i]}")
-        if lives[i] != ale.lives():
-            found.append(f"lives {lives[i]} vs {ale.lives()}")
-        if over[i] != ale.game_over():
-            found.append(f"game over {over[i]} vs {ale.game_over()}")
-        if (frames[i], episode[i]) != (ale.getFrameNumber(), ale.getEpisodeFrameNumber()):
-            found.append("frame counters")
-        if found:
-            return f"console {i}: " + "; ".join(found)
-    return None
-
-
 def run(game, mode, difficulty, frames, consoles, sticky, seed):
     """(first difference or None, frames per console, resets, total |reward|, seconds)."""
     start = time.perf_counter()
     emulator = AtariEmulator(game.rom_id, consoles, seed=seed, repeat_action_probability=sticky,
                              mode=mode, difficulty=difficulty)
-    ales = ales_for(emulator, sticky, mode=mode, difficulty=difficulty)
-    diff = difference(emulator, ales)
-    if diff:
+    ales = ale_twins(emulator, repeat_action_probability=sticky, mode=mode,
+                     difficulty=difficulty)
+    if (diff := emulator_difference(emulator, ales)):
         return "after loadROM: " + diff, 0, 0, 0, time.perf_counter() - start
     emulator.reset()
     for ale in ales:
         ale.reset_game()
-    if (diff := difference(emulator, ales)):
+    if (diff := emulator_difference(emulator, ales)):
         return "after reset_game: " + diff, 0, 0, 0, time.perf_counter() - start
-    rng = np.random.default_rng(seed)
-    actions = emulator.minimal_action_set()
-    current = np.zeros(consoles, np.int64)
-    held = np.zeros(consoles, np.int64)
-    resets = rewarded = 0
-    for frame in range(1, frames + 1):
-        fresh = held == 0
-        current[fresh] = actions[rng.integers(len(actions), size=int(fresh.sum()))]
-        held[fresh] = rng.integers(1, 9, size=int(fresh.sum()))
-        held -= 1
-        rewards = emulator.act(current)
-        ale_rewards = [ale.act(int(current[i])) for i, ale in enumerate(ales)]
-        rewarded += int(np.abs(rewards).sum())
-        if (diff := difference(emulator, ales, rewards, ale_rewards)):
-            return f"frame {frame}: {diff}", frame, resets, rewarded, time.perf_counter() - start
-        resetting = emulator.game_over() | (rng.random(consoles) < RESET_CHANCE)
-        if resetting.any():
-            emulator.reset(resetting)
-            for i in np.nonzero(resetting)[0]:
-                ales[i].reset_game()
-                held[i] = 0
-            resets += int(resetting.sum())
-            if (diff := difference(emulator, ales)):
-                return (f"reset after frame {frame}: {diff}", frame, resets, rewarded,
-                        time.perf_counter() - start)
-    return None, frames, resets, rewarded, time.perf_counter() - start
+    played = play_emulator(emulator, ales, frames, np.random.default_rng(seed),
+                           reset_chance=RESET_CHANCE)
+    return (played.difference, played.frames, played.resets, played.rewards,
+            time.perf_counter() - start)
 
 
 def main(argv=None):
@@ -152,11 +97,12 @@ def main(argv=None):
     summary = f"exact: {len(exact)}   not exact or not run: {len(other)}"
     print("\n" + summary + ("\n  " + " ".join(other) if other else ""))
     if args.out:
+        where = machine(packages=())
         header = [
             "# Exactness against ale-py", "",
             f"Written by `python tools/sweep.py {' '.join(argv or sys.argv[1:])}`: ale-py "
-            f"{ale_py.__version__}, {platform.machine()} {platform.system()}, python "
-            f"{platform.python_version()}. Every frame of every console compared (RAM, screen, "
+            f"{ale_py.__version__}, {where['arch']} {where['system']}, python "
+            f"{where['python']}. Every frame of every console compared (RAM, screen, "
             f"reward, lives, game over, frame counters); sticky actions {args.sticky}; random "
             f"minimal-set actions held 1-8 frames; resets at game over and at random.", "",
             summary, ""]

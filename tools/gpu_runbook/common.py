@@ -1,12 +1,12 @@
 """What every stage of the runbook shares: the results folder, resumable JSON-lines records, a
-deadline, a log that reaches both the terminal and a file, and the machine's description."""
+deadline, a log that reaches both the terminal and a file. (The machine's description is
+cule_py.testing.machine.)"""
 
 from __future__ import annotations
 
 import json
 import os
 import pathlib
-import platform
 import sys
 import time
 
@@ -89,48 +89,6 @@ def gpu_present() -> bool:
     from cule_py._device import gpu_available
 
     return gpu_available()
-
-
-def machine() -> dict:
-    """Where a figure was measured: CPU, GPU, versions and the commit."""
-    info = {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(), "python": platform.python_version(),
-            "commit": _commit(), "gpu": None}
-    for name in ("numpy", "numba", "numba_cuda", "cupy", "ale_py", "gymnasium", "torch"):
-        try:
-            module = __import__(name)
-            info[name] = getattr(module, "__version__", "?")
-        except Exception:  # noqa: BLE001 - absent is an answer too
-            info[name] = None
-    if gpu_present():
-        import cupy as cp
-
-        props = cp.cuda.runtime.getDeviceProperties(0)
-        info["gpu"] = props["name"].decode()
-        info["gpu_memory_gib"] = round(props["totalGlobalMem"] / 2**30, 1)
-        info["sm_count"] = props["multiProcessorCount"]
-        info["compute_capability"] = f"{props['major']}.{props['minor']}"
-        info["cuda_runtime"] = cp.cuda.runtime.runtimeGetVersion()
-        info["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
-    return info
-
-
-def _commit() -> str | None:
-    head = REPO / ".git" / "HEAD"
-    # The GPU machine gets a copy of the working tree, .git included; read it without git.
-    try:
-        ref = head.read_text().strip()
-        if ref.startswith("ref: "):
-            path = REPO / ".git" / ref[5:]
-            if path.exists():
-                return path.read_text().strip()[:12]
-            packed = REPO / ".git" / "packed-refs"
-            for line in packed.read_text().splitlines():
-                if line.endswith(ref[5:]):
-                    return line.split()[0][:12]
-        return ref[:12]
-    except OSError:
-        return None
 
 
 def python_env() -> dict:

@@ -59,7 +59,7 @@ What this stage does instead:
    CULE_PY_EXACTNESS_SLOTS changes `slots`: knobs for the next session if this arrangement is
    slow too. Every row has the job's GPU seconds per unit (timing events between checkpoints).
 2. No host sync after a job's start in the emulator mode. `AtariEmulator.reset` reads the
-   system-RNG positions and the mode-selection flags back (console._reset_game), so each call
+   system-RNG positions and the mode-selection flags back (ConsoleBatch._reset_game), so each call
    would wait for its game's stream and then for its reset_game kernel (70+ frames, ~0.5 s on the
    H100): resets of many games one after another. GpuBackend.reset_emulator instead makes
    exactly the kernel call `reset` makes (drive_cuda, OP_RESET_GAME, the same arguments) with the
@@ -367,13 +367,13 @@ class GpuBackend:
     def prepare_emulator(self, emulator, resets: int) -> None:
         """The shared system-RNG table long enough for `resets` more resets of every console
         (each System reset draws 1 + cartridge-RAM bytes), so that resets never need the host to
-        look (console._ensure_system_rng; one sync here, at the job's start)."""
+        look (ConsoleBatch._ensure_system_rng; one sync here, at the job's start)."""
         b = emulator._batch
         b._ensure_system_rng(b._all, extra=(resets + 1) * (1 + b.cart_ram.shape[1]))
 
     def reset_emulator(self, emulator, mask) -> None:
         """`emulator.reset(mask)` without a host sync, `mask` on the device: the same steps as
-        console.ConsoleBatch._reset_game (mode selection and the mode parameter, the
+        batch.ConsoleBatch._reset_game (mode selection and the mode parameter, the
         mode-selection flag cleared on the reset consoles, drive_cuda's OP_RESET_GAME with the
         same arguments) except that the mask stays on the device and nothing is read back (the
         system-RNG table was grown by prepare_emulator; a failed mode selection shows in the

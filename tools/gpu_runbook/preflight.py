@@ -9,7 +9,7 @@ import pathlib
 import sys
 import time
 
-from common import REPO, Log, machine
+from common import REPO, Log
 
 KERNELS = ("drive", "flags", "step", "reset")
 
@@ -20,7 +20,7 @@ def kernel_cache(log) -> dict:
     sys.path.insert(0, str(REPO / "tools"))
     from numba import cuda
 
-    from cule_py.console import ConsoleBatch
+    from cule_py.batch import ConsoleBatch
     import gpu_warm
 
     power_on = ConsoleBatch.power_on
@@ -105,7 +105,9 @@ def memory_per_console(device: str, game: str = "pong", sizes=(256, 1024)) -> di
 
 
 def run(results: pathlib.Path, *, device: str, log: Log) -> dict:
-    report = {"machine": machine(), "device": device}
+    from cule_py.testing import machine
+
+    report = {"machine": machine(gpu=True), "device": device}
     log("machine:", json.dumps(report["machine"]))
     if device != "cpu":
         report["kernel_cache"] = kernel_cache(log)
