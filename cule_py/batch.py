@@ -7,10 +7,10 @@ F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inex
 
 Backends: device="cpu" keeps every array in host memory, console-major, and runs the numba CPU
 entry (`environment.drive`) on all cores; device="cuda[:N]" keeps them in GPU memory (cupy),
-field-major (DESIGN.md, "State"), and launches `environment.drive_cuda` on the caller's current
-cupy stream, one console per thread. The host code below is the same for both (`self.xp` is numpy
-or cupy); it only synchronises with the GPU inside power-on and reset_game (PAL votes, the
-system-RNG table's size, a failed mode selection), never in `act`.
+field-major (docs/architecture.md, "The state row"), and launches `environment.drive_cuda` on
+the caller's current cupy stream, one console per thread. The host code below is the same for
+both (`self.xp` is numpy or cupy); it only synchronises with the GPU inside power-on and
+reset_game (PAL votes, the system-RNG table's size, a failed mode selection), never in `act`.
 
 Settings follow ALE's `loadROM; setMode(m); setDifficulty(d)`: the constructor (and
 `power_on`) runs `loadROM`, whose own reset_game plays the game's default mode and difficulty;
@@ -39,8 +39,8 @@ _PAL_DETECT_FRAMES = 60
 _RESET_NOOP_FRAMES = 60
 _SOFT_RESET_FRAMES = 4
 
-# SWCHB (spec 3.2): D7/D6 = right/left difficulty A, D3 = colour, D1 = Select, D0 = Reset
-# (0 while held); D5, D4, D2 read 1.
+# SWCHB, the RIOT's port B (the console switches): D7/D6 = right/left difficulty A, D3 = colour,
+# D1 = Select, D0 = Reset (0 while held); D5, D4, D2 read 1.
 SWCHB_DEFAULT = 0x3F          # difficulties B/B, colour, no switch pressed
 SWITCH_RESET = 0x01
 SWITCH_SELECT = 0x02
@@ -318,7 +318,7 @@ class ConsoleBatch:
 
     # -- the pieces of reset_game ------------------------------------------------------------------
     def _reset_game(self, mask, mode, difficulty) -> None:
-        """StellaEnvironment::reset (spec 6.2), all of it in the kernel (environment.reset_game):
+        """ALE's StellaEnvironment::reset, all of it in the kernel (environment.reset_game):
         System reset, 60 NOOP frames, soft reset, the game's mode selection, soft reset, the
         starting actions."""
         self._selection = game_modes.selection(self.game, mode)
@@ -350,10 +350,10 @@ class ConsoleBatch:
                 | (difficulty & 2) << 6
             paddles = self.game.paddles
             if paddles is not None:
-                # Paddles (spec 3.2): pins 1 and 2 read 1, the fire buttons are on pins 4 / 3
-                # (D7 / D6) and swap with SwapPaddles; pin 6 reads "not pressed". Pots 0 and 1 are
-                # the paddles' resistances (filled in per console); ALE never moves paddles 2 and
-                # 3, so where the right port has paddles they read resistance 0.
+                # Paddles on a controller port: pins 1 and 2 read 1, the fire buttons are on pins
+                # 4 / 3 (D7 / D6) and swap with SwapPaddles; pin 6 reads "not pressed". Pots 0
+                # and 1 are the paddles' resistances (filled in per console); ALE never moves
+                # paddles 2 and 3, so where the right port has paddles they read resistance 0.
                 t[:, 0] = 0xFF & ~(fire << (6 if paddles.swapped else 7))
                 t[:, 6:8] = POT_GROUNDED if "right" in paddles.ports else POT_NONE
                 t[:, E.INPUT_PADDLE_MOVE] = (held[:, _LEFT] - held[:, _RIGHT]) * PADDLE_DELTA
