@@ -24,6 +24,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 
 import gpu_model as G  # noqa: E402
 
+pytestmark = [pytest.mark.cuda, pytest.mark.slow]
+
 from test_cuda_compile import _nvvm_missing_reason  # noqa: E402
 
 

@@ -150,45 +150,7 @@ def _parse(log):
     return out
 
 
-# ---- the console kernel -----------------------------------------------------------------------
-# run_frames_cuda with the launch types the GPU backend uses: ROM 1-D, the state and RAM as
-# transposed views of field-major arrays (any layout, 'A'), the frame buffers C-contiguous.
-CONSOLE_SIGNATURE = (types.uint8[::1], types.int64, types.uint8[:, :], types.int32[:, :],
-                     types.uint8[:, :, :, ::1], types.int64, types.bool_[::1])
-
-
-@pytest.mark.slow
-def test_console_kernel_compiles_to_ptx(capsys):
-    import time
-
-    from cule_py.kernels import console
-
-    reason = _nvvm_missing_reason()
-    if reason:
-        pytest.skip(reason)
-    start = time.perf_counter()
-    with pytest.MonkeyPatch.context() as mp:
-        if not cuda.is_available():
-            import numba.cuda.dispatcher as cdisp
-
-            mp.setattr(cdisp, "get_current_device",
-                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
-        ptx, _ = cuda.compile_ptx(console.run_frames_cuda.py_func, CONSOLE_SIGNATURE, cc=CC)
-    seconds = time.perf_counter() - start
-    assert re.search(r"^\.target sm_90\b", ptx, re.M), ptx[:400]
-    assert len(re.findall(r"^\.(visible )?\.entry ", ptx, re.M)) == 1
-    # Unlike the flat-bus kernels, NVVM keeps some big device functions (the TIA) out of line:
-    # calls are allowed, but every callee must be defined in this PTX (nothing left to link).
-    body = [line.split("//", 1)[0].strip() for line in ptx.splitlines()]
-    defined = set(re.findall(r"^(?:\.visible |\.weak )*\.func\s+(?:\([^)]*\)\s*)?([\w$]+)", ptx,
-                             re.M))
-    called = set(re.findall(r"call(?:\.uni)?\s+(?:\([^)]*\),\s*)?([\w$]+)", "\n".join(body)))
-    assert called <= defined, f"calls to functions not in the PTX: {sorted(called - defined)[:3]}"
-    local = sum(int(n) for n in re.findall(r"__local_depot\d+\[(\d+)\]", ptx))
-    stats, tool = _assemble(ptx)
-    with capsys.disabled():
-        print(f"\n  run_frames_cuda: compile_ptx {seconds:.0f} s, PTX {len(ptx) // 1024} kB, "
-              f"{len(defined)} device functions, {len(called)} called, local depot {local} bytes; "
-              + (f"{stats.get('registers')} registers, {stats.get('spill_st', 0)}/"
-                 f"{stats.get('spill_ld', 0)} bytes spill stores/loads, {stats.get('stack', 0)} "
-                 f"bytes stack [{tool}]" if stats else f"({tool})"))
+# The console kernels (drive_cuda and the agent kernels, which hold the whole console) are
+# compiled for sm_90a as the GPU backend compiles them, with link-time optimisation, by
+# tests/test_gpu_model.py and tests/test_agent_step_cuda_compile.py, which also check their
+# registers and spills.

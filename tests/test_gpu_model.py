@@ -18,6 +18,8 @@ sys.path.insert(0, str(REPO / "tools"))
 
 import gpu_model as G  # noqa: E402
 
+pytestmark = pytest.mark.cuda
+
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 # nvdisasm's layout: the entry's section, then every other function at a `$entry$function:`
@@ -144,6 +146,7 @@ def test_the_frozen_calibration_fits_the_committed_counts():
     assert fps == pytest.approx(rec["fps"]["decorrelated"][65536], rel=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SIMULATOR, reason="the CUDA simulator cannot compile for sm_90")
 @pytest.mark.parametrize("which", ["drive", "flags"])
 def test_console_kernels_within_their_caps(which, capsys):
@@ -164,6 +167,7 @@ def test_console_kernels_within_their_caps(which, capsys):
         assert set(G.OUTLINED) <= names, sorted(names)
 
 
+@pytest.mark.slow
 def test_trace_of_the_decoded_core_on_a_tiny_case():
     """gpu_trace's core (the package's decoded core with a recording bus) gives the package's
     results, and the model's figures are sane, on 4 Pong consoles for 2 frames after 30 random

@@ -300,8 +300,8 @@ def test_gpu_backend_host_code_with_a_stand_in_cupy(fake_cupy, tmp_path):
 SIMULATED = """
 import sys, types
 sys.path[:0] = sys.argv[1:4]
-import fake_cupy
-fake_cupy.install()
+from cule_py.testing import install_fake_cupy
+install_fake_cupy()
 import numpy as np
 from numba import cuda
 assert cuda.to_device.__module__.startswith("numba.cuda.simulator")

@@ -112,7 +112,8 @@ def offline_cuda():
     from numba.cuda import codegen
 
     import cule_py._device as dev
-    from cule_py.console import ConsoleBatch
+    from cule_py.batch import ConsoleBatch
+    from cule_py.testing import install_fake_cupy
 
     saved_modules = {k: sys.modules.get(k) for k in ("cupy", "cupyx")}
     saved = [(cdisp, "get_current_device"), (dev, "require_cuda"), (ConsoleBatch, "power_on"),
@@ -121,10 +122,7 @@ def offline_cuda():
     try:
         codegen.CUDACodeLibrary._ensure_cc = lambda self, c: ARCH if c is None else c
         if not cuda.is_available():
-            sys.path.insert(0, str(REPO / "tests"))
-            import fake_cupy
-
-            fake_cupy.install()
+            install_fake_cupy()
             cdisp.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=CC,
                                                                        id=0)
             dev.require_cuda = lambda index: cuda
