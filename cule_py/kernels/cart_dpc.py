@@ -1,4 +1,4 @@
-"""Pitfall II's DPC chip as ALE models it (spec 5.7).
+"""Pitfall II's DPC chip as ALE models it (its CartDPC.cxx).
 
 The image is 8K of program (two 4K banks, F8-style hotspots $1FF8/$1FF9, reset bank 1), then 2K
 of display data. The chip has eight data fetchers (top, bottom, 11-bit counter, flag), an 8-bit

@@ -3,7 +3,7 @@
 ALE does not follow the real cartridge's snooping of JSR/RTS stack traffic. Its cartridge sees
 the CPU's full 16-bit address and picks the 4K half by address line A13: with A13 set ($F000-$FFFF,
 where the reset vector is read) the first 4K of the image, with A13 clear ($D000-$DFFF) the second
-(spec 5.8). Writes are ignored.
+(ALE's CartFE.cxx). Writes are ignored.
 """
 
 import numpy as np

@@ -1,12 +1,12 @@
 """The Atari 2600 console: the 6507 bound to the 2600 bus, the frame loop and the System reset.
 
 The bus (`console_read` / `console_write`) decodes the 13-bit address space as ALE's System does
-(spec 1.1): A12 = 1 is the cartridge; A12 = 0 and A7 = 1 is the RIOT (RAM when A9 = 0, I/O when
+(ALE's System and Stella's M6532/TIA decoding): A12 = 1 is the cartridge; A12 = 0 and A7 = 1 is the RIOT (RAM when A9 = 0, I/O when
 A9 = 1); everything else is the TIA. `bus` is the tuple `(rom, scheme, ram, st, fb, env)`.
 
 One ALE frame (`run_frame`) is one `TIA::update()`: start a frame unless the last one was
 partial, execute up to 25,000 instructions until the TIA signals the frame end, then either close
-the frame or grey out the partial one (spec 1.6). The instructions run in `run_instructions`: the
+the frame or grey out the partial one (ALE's TIA::update). The instructions run in `run_instructions`: the
 decoded core here, and on the CPU backend the fast path of console_fast_path.py, which falls back
 to the decoded core for every access with a side effect.
 """
@@ -227,7 +227,7 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
 # CUDA entry points: one console per thread, the same register_jitable code. The state arrays may
 # be passed in any layout; the GPU backend allocates them field-major ((fields, consoles) and
 # (128, consoles) in memory) and passes the transposed views, so that a warp's accesses to one
-# field of `st` or one RAM byte coalesce (DESIGN.md, "State").
+# field of `st` or one RAM byte coalesce (docs/architecture.md, "The state row").
 @cuda.jit
 def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
     env = cuda.grid(1)

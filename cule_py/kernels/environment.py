@@ -1,10 +1,10 @@
 """ALE's environment layer for one console, as device code: how frames are driven.
 
-This is StellaEnvironment's frame-level behaviour (spec 6.2-6.5): applying an action to the
+This is StellaEnvironment's frame-level behaviour (ALE's src/ale/environment/stella_environment.cpp): applying an action to the
 console's input pins (joystick, paddles, console switches), `emulate` (frames followed by the
 game's RomSettings::step), `pressSelect`, and `act` (the sticky-action draws from the
 environment RNG, no emulation once the game is over or truncated, the frame counters). The host
-(cule_py/console.py) strings these into ALE's loadROM and reset_game sequences; the GPU backend
+(cule_py/batch.py) strings these into ALE's loadROM and reset_game sequences; the GPU backend
 compiles the same functions.
 
 Everything goes through one entry point, `drive`, with an operation code, so that the console
@@ -315,7 +315,7 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
 @register_jitable
 def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                shown, starting, env):
-    """StellaEnvironment::reset (spec 6.2): the episode counter cleared, the paddles centred,
+    """StellaEnvironment::reset: the episode counter cleared, the paddles centred,
     System reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection,
     setMode's logic changes, soft reset, the starting actions (through emulate, so not
     noop-filtered and not sticky)."""

@@ -17,7 +17,7 @@ index = CPU address & 0x7F, then a Superchip cartridge's RAM where there is one;
     lives(game_id, env, state)                      RomSettings::lives()
     is_terminal(env, state)                         RomSettings::isTerminal()
 
-Where the console calls them, as ALE does (ale-notes 3.5): `logic_step` after *every* emulated
+Where the console calls them, as ALE does (its StellaEnvironment::emulate): `logic_step` after *every* emulated
 frame that ALE follows with RomSettings::step, reset frames included (the 60 NOOP frames, each soft
 reset's 4 RESET frames, the one NOOP frame that ends each SELECT press (the press's own frames
 run without step), the starting actions); `logic_reset` right after the first soft reset;

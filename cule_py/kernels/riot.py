@@ -1,8 +1,9 @@
 """The 6532 RIOT of the 2600 as ALE's M6532 computes it: the I/O ports and the interval timer.
 
-Written from the behavioural spec (reference/ale-emucore-spec.md, sections 1.4, 3.2 and 3.3); the
-console's bus (console.py) hands this module every access to the RIOT's I/O page (its RAM is
-decoded by the bus itself), and the CPU tests bind the timer functions to a flat bus.
+Written from the 6532's documented behaviour (the Stella Programmer's Guide, its PIA sections)
+and ALE's M6532 as observed through ale-py; the console's bus (console.py) hands this module
+every access to the RIOT's I/O page (its RAM is decoded by the bus itself), and the CPU tests
+bind the timer functions to a flat bus.
 
 The ports: SWCHA reads the joysticks and SWCHB the console switches, as the environment set them
 in the console's input fields (`IN_SWCHA`, `IN_SWCHB`) before the frame; SWACNT (port A's data

@@ -1,7 +1,8 @@
 """The TIA's registers and timing: writes, reads, collision latches, input ports and the frame
-boundary, as ALE's TIA computes them (reference/ale-emucore-spec.md section 2; quirks marked [Q]
-there are reproduced on purpose). The picture itself (pixels, object masks, collisions as they
-are drawn) is render.py's.
+boundary, as ALE's TIA computes them (its emucore TIA.cxx, observed through ale-py; quirks marked
+[Q] are ALE's and reproduced on purpose); register names as in the Stella Programmer's Guide
+(registers.py). The picture itself (pixels, object masks, collisions as they are drawn) is
+render.py's.
 
 The TIA is lazy, as ALE's is: nothing happens per colour clock. A render cursor trails the CPU;
 every TIA access that changes the picture first draws the pixels up to its own time with the
