@@ -16,10 +16,10 @@ its parameters as literals:
     3F                              cart_3f.py   (bank register written through the TIA's $00-$3F)
     UA                              cart_ua.py   (hotspots $0220/$0240 in the TIA's space)
 
-The console calls `cart_read`/`cart_write` for A12 = 1, `cart_tia_read`/`cart_tia_write` for
-every access in the TIA's space (3F and UA switch banks there; 3F even answers reads), `cart_reset` in System reset after the RIOT's timer
-draw (cartridge RAM takes its System RNG draws here), and `cart_frame_start` when the system
-cycle counter returns to 0 (DPC's music clock).
+The console calls `cart_read`/`cart_write` for A12 = 1, `cart_tia_read`/`cart_tia_write` for every
+access in the TIA's space (3F and UA switch banks there; 3F even answers reads), `cart_reset` in
+System reset after the RIOT's timer draw (cartridge RAM takes its System RNG draws here), and
+`cart_frame_start` when the system cycle counter returns to 0 (DPC's music clock).
 """
 
 import numpy as np

@@ -1,8 +1,8 @@
 """Tigervision's 3F: 2K banks, chosen by writes to the TIA's first 64 addresses.
 
-$1000-$17FF shows the selected 2K bank, $1800-$1FFF always the image's last 2K. A write to
-$00-$3F (13-bit address; the TIA still receives it) selects bank `value`, wrapped to the number of
-2K banks in the image (ALE's Cart3F.cxx); Tigervision games therefore write the TIA through its $40-$7F
+$1000-$17FF shows the selected 2K bank, $1800-$1FFF always the image's last 2K. A write to $00-$3F
+(13-bit address; the TIA still receives it) selects bank `value`, wrapped to the number of 2K banks
+in the image (ALE's Cart3F.cxx); Tigervision games therefore write the TIA through its $40-$7F
 mirror. [ALE] Reads of $00-$3F do not reach the TIA: ALE gives that whole page to the cartridge,
 which answers with the ROM byte at that offset of the selected bank (measured against ale-py with
 our own 3F image). Reset selects bank 0. The bank lives in CART_BANK.

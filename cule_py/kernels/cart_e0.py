@@ -1,9 +1,9 @@
 """Parker Brothers' E0: the 8K image as eight 1K slices, the 4K window as four 1K segments.
 
 Segments 0-2 ($1000, $1400, $1800) show the slice last selected for them, segment 3 ($1C00) always
-slice 7. Touching $1FE0-$1FE7 (read or write) puts slice `addr & 7` into segment 0, $1FE8-$1FEF into
-segment 1, $1FF0-$1FF7 into segment 2 (ALE's CartE0.cxx). System reset selects slices 4, 5 and 6. The
-slices of segments 0, 1, 2 live in the state fields CART_BANK, CART_BANK1, CART_BANK2.
+slice 7. Touching $1FE0-$1FE7 (read or write) puts slice `addr & 7` into segment 0, $1FE8-$1FEF
+into segment 1, $1FF0-$1FF7 into segment 2 (ALE's CartE0.cxx). System reset selects slices 4, 5 and
+6. The slices of segments 0, 1, 2 live in the state fields CART_BANK, CART_BANK1, CART_BANK2.
 """
 
 import numpy as np

@@ -1,9 +1,10 @@
 """Atari's 4K-bank cartridges F8, F6 and F4, their Superchip variants, and CBS's FA (RAM Plus).
 
 All of them show one 4K bank of the image at $1000-$1FFF and switch banks when the CPU touches a
-hotspot near the top of the address space, by a read or by a write (ALE's CartF8/F6/F4.cxx): hotspot
-`hot + k` selects bank k. A read that switches already returns the byte of the new bank. [ALE] F4SC is the exception:
-its hotspots switch on reads only (measured against ale-py with our own F4SC image).
+hotspot near the top of the address space, by a read or by a write (ALE's CartF8/F6/F4.cxx):
+hotspot `hot + k` selects bank k. A read that switches already returns the byte of the new bank.
+[ALE] F4SC is the exception: its hotspots switch on reads only (measured against ale-py with our
+own F4SC image).
 
 Cartridge RAM (Superchip: 128 bytes; FA: 256) lies in the console's `ram` row after the RIOT's
 128 bytes. With `size` bytes of it, the cartridge's first `size` addresses are the write port and

@@ -1,12 +1,12 @@
 """The Atari 2600 console: the 6507 bound to the 2600 bus, the frame loop and the System reset.
 
-The bus (`console_read` / `console_write`) decodes the 13-bit address space as ALE's System does
-(ALE's System and Stella's M6532/TIA decoding): A12 = 1 is the cartridge; A12 = 0 and A7 = 1 is the RIOT (RAM when A9 = 0, I/O when
+The bus (`console_read` / `console_write`) decodes the 13-bit address space as ALE's System
+does: A12 = 1 is the cartridge; A12 = 0 and A7 = 1 is the RIOT (RAM when A9 = 0, I/O when
 A9 = 1); everything else is the TIA. `bus` is the tuple `(rom, scheme, ram, st, fb, env)`.
 
 One ALE frame (`run_frame`) is one `TIA::update()`: start a frame unless the last one was
 partial, execute up to 25,000 instructions until the TIA signals the frame end, then either close
-the frame or grey out the partial one (ALE's TIA::update). The instructions run in `run_instructions`: the
+the frame or grey out the partial one. The instructions run in `run_instructions`: the
 decoded core here, and on the CPU backend the fast path of console_fast_path.py, which falls back
 to the decoded core for every access with a side effect.
 """

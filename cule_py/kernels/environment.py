@@ -1,11 +1,11 @@
 """ALE's environment layer for one console, as device code: how frames are driven.
 
-This is StellaEnvironment's frame-level behaviour (ALE's src/ale/environment/stella_environment.cpp): applying an action to the
-console's input pins (joystick, paddles, console switches), `emulate` (frames followed by the
-game's RomSettings::step), `pressSelect`, and `act` (the sticky-action draws from the
-environment RNG, no emulation once the game is over or truncated, the frame counters). The host
-(cule_py/batch.py) strings these into ALE's loadROM and reset_game sequences; the GPU backend
-compiles the same functions.
+This is StellaEnvironment's frame-level behaviour (ALE's
+src/ale/environment/stella_environment.cpp): applying an action to the console's input pins
+(joystick, paddles, console switches), `emulate` (frames followed by the game's RomSettings::step),
+`pressSelect`, and `act` (the sticky-action draws from the environment RNG, no emulation once the
+game is over or truncated, the frame counters). The host (cule_py/batch.py) strings these into
+ALE's loadROM and reset_game sequences; the GPU backend compiles the same functions.
 
 Everything goes through one entry point, `drive`, with an operation code, so that the console
 (CPU core, TIA, cartridge) is compiled once per process, not once per sequence step.

@@ -17,14 +17,14 @@ index = CPU address & 0x7F, then a Superchip cartridge's RAM where there is one;
     lives(game_id, env, state)                      RomSettings::lives()
     is_terminal(env, state)                         RomSettings::isTerminal()
 
-Where the console calls them, as ALE does (its StellaEnvironment::emulate): `logic_step` after *every* emulated
-frame that ALE follows with RomSettings::step, reset frames included (the 60 NOOP frames, each soft
-reset's 4 RESET frames, the one NOOP frame that ends each SELECT press (the press's own frames
-run without step), the starting actions); `logic_reset` right after the first soft reset;
-`logic_set_mode` once the SELECT presses of the mode selection are done, before the second soft
-reset. Rewards of reset frames are dropped, so an episode's first reward is measured from the
-score of the last reset frame. While `is_terminal` holds ALE does not emulate (act returns 0), so
-neither does the console.
+Where the console calls them, as ALE does (its StellaEnvironment::emulate): `logic_step` after
+*every* emulated frame that ALE follows with RomSettings::step, reset frames included (the 60 NOOP
+frames, each soft reset's 4 RESET frames, the one NOOP frame that ends each SELECT press (the
+press's own frames run without step), the starting actions); `logic_reset` right after the first
+soft reset; `logic_set_mode` once the SELECT presses of the mode selection are done, before the
+second soft reset. Rewards of reset frames are dropped, so an episode's first reward is measured
+from the score of the last reset frame. While `is_terminal` holds ALE does not emulate (act returns
+0), so neither does the console.
 
 Host API: `GAME_ID` (rom id -> game id), `logic_game_id(name)` (refuses a game without logic with
 `GameLogicNotImplementedError`), `IMPLEMENTED`.
