@@ -261,6 +261,9 @@ not stored; tests/test_palette.py checks them against ale-py's `getScreenGraysca
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+from ._jit_cache import CACHE_ENABLED
 
 __all__ = ["NTSC_RGB", "PAL_RGB", "NTSC_GRAY", "PAL_GRAY", "to_rgb", "to_grayscale"]
 
@@ -287,17 +290,28 @@ NTSC_GRAY = _grey_table(NTSC_RGB)
 PAL_GRAY = _grey_table(PAL_RGB)
 
 
-# Each colour as one 3-byte cell: np.take of whole cells is ~4x faster than indexing the
-# (256, 3) table's rows (measured: 150 vs 570 us for one 210x160 screen).
-_RGB_CELLS = {{pal: np.ascontiguousarray(table).view("V3").ravel()
-              for pal, table in ((False, NTSC_RGB), (True, PAL_RGB))}}
+_RGB_TABLES = {{False: np.ascontiguousarray(NTSC_RGB, np.uint8).reshape(256, 3),
+               True: np.ascontiguousarray(PAL_RGB, np.uint8).reshape(256, 3)}}
+
+
+@njit(cache=CACHE_ENABLED, nogil=True)
+def _fill_rgb(indices, table, out):
+    # A byte loop: 3.9x faster than np.take of 3-byte cells (16 screens: 0.74 vs 2.86 ms,
+    # measured), which made reading RGB screens cost ~60% of an AtariEmulator.act frame when
+    # read every 4th frame.
+    for i in range(indices.size):
+        colour = indices[i]
+        out[i, 0] = table[colour, 0]
+        out[i, 1] = table[colour, 1]
+        out[i, 2] = table[colour, 2]
 
 
 def to_rgb(screen: np.ndarray, pal: bool) -> np.ndarray:
     """`getScreenRGB()` from `getScreen()`: uint8 indices of any shape -> that shape + (3,)."""
-    screen = np.asarray(screen, dtype=np.uint8)
-    cells = np.take(_RGB_CELLS[bool(pal)], screen)
-    return cells.view(np.uint8).reshape(screen.shape + (3,))
+    screen = np.ascontiguousarray(screen, dtype=np.uint8)
+    out = np.empty(screen.shape + (3,), np.uint8)
+    _fill_rgb(screen.reshape(-1), _RGB_TABLES[bool(pal)], out.reshape(-1, 3))
+    return out
 
 
 def to_grayscale(screen: np.ndarray, pal: bool) -> np.ndarray:
