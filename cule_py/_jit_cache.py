@@ -7,6 +7,13 @@ any kernel file gives a new fingerprint, a new directory and a fresh compile.
 
 The cache lives in `$CULE_PY_CACHE_DIR`, else `$NUMBA_CACHE_DIR/cule_py`, else
 `~/.cache/cule_py`. Set `CULE_PY_NO_CACHE=1` to compile in memory only.
+
+Two things make a cold cache bearable for a new user:
+* a one-line notice on stderr when a kernel is about to compile (a cache hit says nothing),
+  naming it, the time it took on a 2-core machine and the cache folder, then a line a minute
+  while it compiles (`CULE_PY_COMPILE_NOTICE=0` silences both);
+* a portable cache shipped inside the package (`cule_py/_portable_cache`, built by
+  `python -m cule_py.precompile --portable`) seeds an empty cache folder of the same fingerprint.
 """
 
 from __future__ import annotations
@@ -14,6 +21,12 @@ from __future__ import annotations
 import hashlib
 import os
 import pathlib
+import pickle
+import shutil
+import sys
+import threading
+import time
+import uuid
 
 import numba
 
@@ -109,3 +122,195 @@ def _install() -> bool:
 
 #: Whether cule_py kernels may use numba's on-disk cache (only with the safe locator in place).
 CACHE_ENABLED = _install()
+
+
+# --- the compile notice ----------------------------------------------------------------------
+
+#: The kernels that take minutes: each inlines the whole console (CPU, TIA, RIOT, cartridges,
+#: game logic). Whichever compiles first pays for most of it; the others reuse the parts.
+BIG_KERNELS = frozenset({"drive", "agent_step_cpu", "agent_reset_cpu"})
+#: Seconds the big kernels took together, cold, on a shared 2-core AMD EPYC VM (numba 0.68.1,
+#: Python 3.11, commit 72a7df9's kernels; 702 s wall for `python -m cule_py.precompile`, 9 of
+#: those minutes in the first one, drive).
+BIG_KERNELS_SECONDS = 700
+
+_announced: set[str] = set()
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+class _CompileNotice:
+    """Says on stderr which cule_py kernel compiles, for how long, and where it will be cached.
+
+    numba fires "numba:compile" only after a cache miss, so a cache hit costs nothing here, and
+    the dispatch of an already compiled kernel never reaches this class."""
+
+    def __init__(self):
+        self.depth = 0              # helpers compile inside their kernel: announce the outer one
+        self.stop: threading.Event | None = None
+
+    def on_start(self, event) -> None:
+        dispatcher = _cule_dispatcher(event)
+        if dispatcher is None:
+            return
+        self.depth += 1
+        name = dispatcher.py_func.__qualname__
+        if self.depth > 1 or name in _announced:
+            return
+        _announced.add(name)
+        took = (f"with the other big kernels about {_minutes(BIG_KERNELS_SECONDS)} on a 2-core "
+                f"x86-64 machine" if name in BIG_KERNELS else "seconds")
+        where = (f"cached in {cache_root()}" if CACHE_ENABLED and
+                 getattr(getattr(dispatcher, "_cache", None), "cache_path", None)
+                 else "not cached")
+        _say(f"compiling the CPU kernel {name} ({took}, once: {where})")
+        self.stop = threading.Event()
+        threading.Thread(target=_heartbeat, args=(name, self.stop), daemon=True).start()
+
+    def on_end(self, event) -> None:
+        if _cule_dispatcher(event) is None:
+            return
+        self.depth -= 1
+        if self.depth == 0 and self.stop is not None:
+            self.stop.set()
+            self.stop = None
+
+
+def _cule_dispatcher(event):
+    """The dispatcher of a cule_py kernel that an event is about, else None."""
+    data = event.data if isinstance(event.data, dict) else {}
+    dispatcher = data.get("dispatcher")
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+    return dispatcher if module.startswith("cule_py.kernels") else None
+
+
+def _say(line: str) -> None:
+    print(f"cule_py: {line}", file=sys.stderr, flush=True)
+
+
+def _heartbeat(name: str, stop: threading.Event, every: float = 60.0) -> None:
+    # LLVM runs through ctypes, which releases the GIL: this thread gets to print meanwhile.
+    start = time.monotonic()
+    while not stop.wait(every):
+        _say(f"still compiling {name}: {_minutes(time.monotonic() - start)} so far")
+    if time.monotonic() - start >= 10:
+        _say(f"{name} compiled in {_minutes(time.monotonic() - start)}")
+
+
+def _install_notice() -> None:
+    if os.environ.get("CULE_PY_COMPILE_NOTICE", "1") == "0":
+        return
+    from numba.core import event
+
+    # CPU kernels only: numba-cuda's CUDA dispatcher fires no compile event (0.30.4).
+    event.register("numba:compile", type("CompileNotice", (_CompileNotice, event.Listener), {})())
+
+
+_install_notice()
+
+
+# --- the portable cache ----------------------------------------------------------------------
+
+#: Where a wheel built with CULE_PY_PORTABLE_CACHE=1 carries kernels compiled for the generic CPU.
+PORTABLE_DIR = pathlib.Path(__file__).resolve().parent / "_portable_cache"
+#: Written into a cache folder seeded from PORTABLE_DIR: the files that came from there.
+SEEDED_MARK = "SEEDED_FROM_PORTABLE"
+
+
+def _host_magic_tuple() -> tuple:
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context.codegen().magic_tuple()
+
+
+def seed_from_portable(source: pathlib.Path | None = None) -> list[pathlib.Path]:
+    """Copy the packaged portable kernels into an empty cache folder of the same fingerprint.
+
+    numba keys every cached overload on (signature, (triple, cpu name, cpu features), bytecode
+    hashes) and finds nothing when the cpu part differs. Code compiled for the generic CPU (the
+    architecture's baseline instruction set) runs on every CPU of that triple, so the index is
+    re-keyed to this host's cpu name and features; the triple, the signature, the bytecode
+    hashes, the fingerprint (the index's source stamp) and numba's version (the index's header)
+    must all match already. A kernel already in the cache folder (native code) is left alone.
+    Returns the index files written."""
+    source = source or PORTABLE_DIR / cache_root().name
+    if not CACHE_ENABLED or not source.is_dir():
+        return []
+    target_root = cache_root()
+    missing = [p for p in sorted(source.rglob("*.nbi"))
+               if not (target_root / p.relative_to(source)).exists()]
+    if not missing:
+        return []
+    host = _host_magic_tuple()
+    from numba.core.serialize import dumps
+
+    written = []
+    for index in missing:
+        with open(index, "rb") as f:
+            version = pickle.load(f)
+            stamp, overloads = pickle.loads(f.read())
+        if version != numba.__version__ or stamp != FINGERPRINT:
+            continue
+        rekeyed = {}
+        for (sig, magic, hashes), name in overloads.items():
+            if magic[0] == host[0] and magic[1] == "generic" and not magic[2]:
+                rekeyed[(sig, host, hashes)] = name
+        if not rekeyed:
+            continue
+        folder = target_root / index.parent.relative_to(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in rekeyed.values():
+            _atomic_copy(index.parent / name, folder / name)
+        payload = pickle.dumps(version, protocol=-1) + dumps((stamp, rekeyed))
+        _atomic_write(folder / index.name, payload)
+        written.append(folder / index.name)
+    if written:
+        with open(target_root / SEEDED_MARK, "a") as f:
+            f.writelines(f"{p.relative_to(target_root)}\n" for p in written)
+    return written
+
+
+def forget_seeded() -> int:
+    """Delete the index files seed_from_portable wrote here, so that the next call compiles
+    native code for this CPU (python -m cule_py.precompile). Returns how many."""
+    mark = cache_root() / SEEDED_MARK
+    if not mark.exists():
+        return 0
+    count = 0
+    for line in mark.read_text().split():
+        path = cache_root() / line
+        if path.exists():
+            path.unlink()
+            count += 1
+    mark.unlink()
+    return count
+
+
+def _atomic_write(path: pathlib.Path, data: bytes) -> None:
+    # Another process may load the same cache at the same moment: it sees the old file or the
+    # new one, never half of one.
+    tmp = path.with_name(f"{path.name}.tmp.{uuid.uuid4().hex[:12]}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _atomic_copy(src: pathlib.Path, dst: pathlib.Path) -> None:
+    tmp = dst.with_name(f"{dst.name}.tmp.{uuid.uuid4().hex[:12]}")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def _seed_quietly() -> None:
+    try:
+        written = seed_from_portable()
+    except Exception as err:  # noqa: BLE001 - a broken seed only costs a compile
+        _say(f"the packaged kernel cache was not used ({type(err).__name__}: {err})")
+        return
+    if written:
+        _say(f"{len(written)} kernels seeded into {cache_root()} from the packaged portable "
+             f"cache (generic CPU code; `python -m cule_py.precompile` compiles native code)")
+
+
+_seed_quietly()

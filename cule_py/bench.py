@@ -229,13 +229,14 @@ def _progress(line: str) -> None:
 
 
 def _kernel_cache_note(what: str) -> None:
-    """One line before the first kernel use: a cold cache means minutes of compiling."""
+    """One line before the first kernel use. A kernel that must compile says so itself, with
+    the expected time (cule_py/_jit_cache.py), so this line only names the cache."""
     from ._jit_cache import cache_root
 
     root = cache_root()
-    files = sum(1 for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
-    _progress(f"loading the {what} kernels (the first run on a machine compiles them: several "
-              f"minutes; numba cache {root}, {files} files now)")
+    files = sum(1 for p in root.rglob("*.nbi")) if root.is_dir() else 0
+    _progress(f"loading the {what} kernels from the numba cache {root} ({files} kernels there; "
+              f"any missing one compiles now, saying so)")
 
 
 def _free_gpu_memory() -> None:
@@ -420,11 +421,13 @@ def _cpu_main(args) -> None:
           f"reset share: seconds in cule_py's autoreset kernels over the windows' seconds "
           f"(ale-py's: not measurable from outside, n/a)")
     _kernel_cache_note("CPU")
+    # Each row as soon as its rounds are done: the whole table takes many minutes.
+    print(ss.COMPARISON_HEADER, flush=True)
     comparisons = ss.compare_cpu(games, envs_per_core=envs_per_core,
                                  cores_list=sorted({1, cores}), rounds=rounds,
                                  warmup_steps=warmup, window_steps=window_steps, windows=windows,
-                                 time_budget=args.warmup_budget, progress=_progress)
-    print(ss.comparison_table(comparisons))
+                                 time_budget=args.warmup_budget, progress=_progress,
+                                 on_comparison=lambda c: print(ss.comparison_row(c), flush=True))
     for line in ss.comparison_notes(comparisons):
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)

@@ -37,7 +37,8 @@ from ._device import CallClock
 
 __all__ = ["Window", "SteadyStateResult", "PairedComparison", "measure_vector_env",
            "measure_emulator",
-           "make_cule_env", "make_ale_env", "compare_cpu", "comparison_table", "comparison_notes",
+           "make_cule_env", "make_ale_env", "compare_cpu", "comparison_table", "comparison_row",
+           "COMPARISON_HEADER", "comparison_notes",
            "default_warmup_steps", "available_cores", "AGENT_SETTINGS", "DECORRELATION_FRAMES",
            "DISTINCT_SHARE_MIN"]
 
@@ -523,22 +524,24 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
                         env.close()
             comparisons.append(PairedComparison(game, cores, num_envs, results["cule_py"],
                                                 results["ale_py"]))
+            if on_comparison is not None:
+                on_comparison(comparisons[-1])
     return comparisons
 
 
-def comparison_table(comparisons: Sequence[PairedComparison]) -> str:
-    """A markdown table of `compare_cpu`'s results: medians over rounds, the ratio's median
-    [min, max] over rounds; ale-py's reset share is not measurable (n/a)."""
-    lines = ["| game | cores | envs | cule_py steps/s | ale-py steps/s | ratio [range] | "
-             "cule_py frames/s | ale-py frames/s | ends/step cule_py | ends/step ale-py | "
-             "cule_py reset share | warm-up steps |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for c in comparisons:
-        ratios = c.ratios
-        share = c.median("cule_py", "reset_share")
-        warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py})
-        lines.append(
-            f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
+COMPARISON_HEADER = (
+    "| game | cores | envs | cule_py steps/s | ale-py steps/s | ratio [range] | "
+    "cule_py frames/s | ale-py frames/s | ends/step cule_py | ends/step ale-py | "
+    "cule_py reset share | warm-up steps |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def comparison_row(c: PairedComparison) -> str:
+    """One row of `comparison_table`: medians over rounds, the ratio's median [min, max]."""
+    ratios = c.ratios
+    share = c.median("cule_py", "reset_share")
+    warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py})
+    return (f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
             f"{c.median('ale_py', 'agent_steps_per_s'):,.0f} | {statistics.median(ratios):.2f} "
             f"[{min(ratios):.2f}, {max(ratios):.2f}] | {c.median('cule_py', 'frames_per_s'):,.0f} | "
             f"{c.median('ale_py', 'frames_per_s'):,.0f} | "
@@ -546,7 +549,12 @@ def comparison_table(comparisons: Sequence[PairedComparison]) -> str:
             f"{c.median('ale_py', 'episode_ends_per_step'):.3f} | "
             f"{'n/a' if share is None else f'{share:.1%}'} | "
             f"{', '.join(map(str, warmups))} |")
-    return "\n".join(lines)
+
+
+def comparison_table(comparisons: Sequence[PairedComparison]) -> str:
+    """A markdown table of `compare_cpu`'s results: medians over rounds, the ratio's median
+    [min, max] over rounds; ale-py's reset share is not measurable (n/a)."""
+    return "\n".join([COMPARISON_HEADER, *map(comparison_row, comparisons)])
 
 
 def comparison_notes(comparisons: Sequence[PairedComparison]) -> list[str]:
