@@ -27,6 +27,7 @@ from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, parse_device
+from .errors import InvalidModeError
 from ._threads import numba_threads, resolve_threads
 from .kernels import cart
 from .kernels import environment as env_kernel
@@ -193,7 +194,7 @@ class ConsoleBatch:
             return self.game.default_mode
         if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)) \
                 or int(mode) not in self.game.modes:
-            raise ValueError(f"{self.game.rom_id}: mode {mode!r} is not one of its modes "
+            raise InvalidModeError(f"{self.game.rom_id}: mode {mode!r} is not one of its modes "
                              f"{list(self.game.modes)}")
         return int(mode)
 
@@ -202,7 +203,7 @@ class ConsoleBatch:
             return self.game.default_difficulty
         if isinstance(difficulty, bool) or not isinstance(difficulty, (int, np.integer)) \
                 or int(difficulty) not in self.game.difficulties:
-            raise ValueError(f"{self.game.rom_id}: difficulty {difficulty!r} is not one of its "
+            raise InvalidModeError(f"{self.game.rom_id}: difficulty {difficulty!r} is not one of its "
                              f"difficulties {list(self.game.difficulties)}")
         return int(difficulty)
 
@@ -265,10 +266,12 @@ class ConsoleBatch:
         """`reset_game` in the batch's mode and difficulty."""
         self._reset_game(self._mask(mask), self.mode, self.difficulty)
 
-    def act(self, actions, frames: int = 1) -> np.ndarray:
+    def act(self, actions, frames: int = 1, paddle_deltas=None) -> np.ndarray:
         """`frames` x ALE's `act(action)` on every console (sticky actions, no emulation once
         the game is over); returns each console's summed reward (int32). An action outside the
-        game's legal set plays as NOOP, as in ALE."""
+        game's legal set plays as NOOP, as in ALE. paddle_deltas: per console, how far the
+        action turns a paddle each frame (ALE's int(23000 * |paddle_strength|); None: 23000)."""
+        self.set_paddle_deltas(paddle_deltas)
         if self.gpu is not None and self.gpu.is_device_array(actions):
             # No host sync: shape and dtype are checked here, the range on the GPU (reported
             # by the next call at the latest; see _device.DeferredRangeCheck).
@@ -292,6 +295,16 @@ class ConsoleBatch:
             bad = sorted({int(a) for a in array if not 0 <= a <= 17})
             raise ValueError(f"actions must be ALE action ids 0..17, got {bad}")
         return array.astype(np.int64)
+
+    def set_paddle_deltas(self, deltas, rows=None) -> None:
+        """The paddle move (resistance units a frame) the next action of consoles `rows` (None:
+        all) brings; the sticky-action draw adopts it with the action. None: full strength."""
+        if deltas is None:
+            deltas = PADDLE_DELTA
+        elif self.gpu is not None and not self.gpu.is_device_array(deltas):
+            deltas = self.to_device(np.asarray(deltas, np.int32))
+        where = slice(None) if rows is None else rows
+        self.state[where, L.ENV_PADDLE_REQUEST] = deltas
 
     # -- views -----------------------------------------------------------------------------------
     def screen(self):

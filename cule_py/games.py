@@ -30,6 +30,8 @@ from enum import IntEnum
 from types import MappingProxyType
 from typing import Final, Literal
 
+from .errors import MultiplayerRomError, UnknownGameError
+
 __all__ = [
     "Action", "ALL_ACTIONS", "Game", "Paddles", "MultiplayerRom", "GAMES", "MULTIPLAYER_ONLY",
     "PADDLE_DELTA", "PADDLE_MIN", "PADDLE_MAX", "GYM_ID", "UnknownGameError", "MultiplayerRomError",
@@ -166,14 +168,6 @@ class MultiplayerRom:
     md5: str
     rom_size: int
     scheme: str
-
-
-class UnknownGameError(LookupError):
-    """A game id that is none of ALE's supported single-player games."""
-
-
-class MultiplayerRomError(UnknownGameError):
-    """One of the four multi-agent-only ROMs, which ALEInterface cannot load."""
 
 
 def _runs(*runs: tuple[int, Action]) -> tuple[Action, ...]:

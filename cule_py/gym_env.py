@@ -27,15 +27,18 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import VectorEnv, VectorWrapper
 
+from . import continuous as continuous_
 from ._device import gpu_available, parse_device, require_cuda
 from .emulator import AtariEmulator, EmulatorState
+from .errors import (ActionOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
+                     UnknownEnvIdError)
 from .games import Action
 from .vector import AtariVectorEnv
 
 __all__ = ["AtariEnv", "ALEInterfaceView", "make", "make_vec", "vector_entry_point",
            "VECTOR_ARGUMENTS", "ARRAY_TYPES"]
 
-ARRAY_TYPES = ("numpy", "torch", "cupy")
+ARRAY_TYPES = ("numpy", "torch", "cupy", "jax")
 
 # ale-py's AtariVectorEnv keyword names (defaults: AtariVectorEnv's, which equal ale-py's; the
 # tests compare both signatures), then cule_py's own extensions.
@@ -45,16 +48,12 @@ _ALE_VECTOR_NAMES = ("batch_size", "num_threads", "thread_affinity_offset",
                      "autoreset_mode", "img_height", "img_width", "grayscale", "stack_num",
                      "frameskip", "maxpool", "noop_max", "episodic_life", "life_loss_info",
                      "reward_clipping", "use_fire_reset")
-_OWN_VECTOR_NAMES = ("obs_type", "seed", "lazy_drawing")
+_OWN_VECTOR_NAMES = ("obs_type", "seed", "lazy_drawing", "episode_statistics", "render_mode")
 #: Every keyword `make_vec` takes besides env_id, num_envs, device and array_type.
 VECTOR_ARGUMENTS = _ALE_VECTOR_NAMES + _OWN_VECTOR_NAMES
 # Arguments of the single env that the vector env (ale-py's too) has no counterpart for.
-_SINGLE_ONLY = ("mode", "difficulty", "render_mode", "sound_obs")
+_SINGLE_ONLY = ("mode", "difficulty", "sound_obs")
 _GYM_ID = re.compile(r"^(?:[\w:-]+/)?[\w:.-]+-v\d+$")
-
-
-class UnknownEnvIdError(ValueError):
-    """An id that is neither a registered Atari env id nor a ROM id."""
 
 
 # -- ids ---------------------------------------------------------------------------------------
@@ -124,6 +123,9 @@ def _resolve_array_type(array_type: str | None, device: str) -> str:
                          "(device='cpu'); use array_type='numpy' or 'torch' (CPU tensors, no copy)")
     if array_type == "torch" and importlib.util.find_spec("torch") is None:
         raise ImportError("array_type='torch' needs PyTorch: pip install torch")
+    if array_type == "jax" and importlib.util.find_spec("jax") is None:
+        raise gymnasium.error.DependencyNotInstalled(
+            "array_type='jax' needs JAX: pip install 'cule_py[jax]' (or jax[cuda13] for the GPU)")
     return array_type
 
 
@@ -133,18 +135,22 @@ def _host(value) -> np.ndarray:
 
 
 class ArrayTypeWrapper(VectorWrapper):
-    """Returns the env's arrays (observations, rewards, flags and info arrays) as torch tensors
-    or cupy arrays without copying them where they already live: `torch.from_numpy` on the CPU,
-    DLPack from device arrays on the GPU. Takes actions as numpy arrays, lists, or torch tensors
-    (CPU tensors through `.numpy()`, CUDA tensors through DLPack when the env is on the GPU)."""
+    """Returns the env's arrays (observations, rewards, flags and info arrays) as torch tensors,
+    cupy arrays or jax arrays without copying them where they already live: `torch.from_numpy`
+    on the CPU, DLPack from device arrays on the GPU (jax on the CPU copies host arrays that do
+    not meet XLA's alignment). Takes actions as numpy arrays, lists, torch tensors or jax arrays
+    (on the GPU through DLPack, no copy)."""
 
     def __init__(self, env: VectorEnv, array_type: str):
         super().__init__(env)
         self.array_type = array_type
-        self._torch = None
+        self._torch = self._jax = None
         if array_type == "torch":
             import torch
             self._torch = torch
+        elif array_type == "jax":
+            import jax
+            self._jax = jax
 
     def _out(self, value):
         if isinstance(value, dict):
@@ -155,22 +161,31 @@ class ArrayTypeWrapper(VectorWrapper):
             if isinstance(value, np.ndarray):
                 return self._torch.from_numpy(value)     # shares the (fresh) host array
             return self._torch.from_dlpack(value)        # device arrays: shared, no copy
+        if self.array_type == "jax":
+            return self._jax.dlpack.from_dlpack(value)
         if self.array_type == "numpy":
             return value if isinstance(value, np.ndarray) else value.get()
         return value                                     # cupy: the env's device arrays
 
     def _in(self, value):
-        # torch actions are welcome whatever the array type; if torch was never imported, the
-        # value cannot be a tensor.
+        # torch and jax actions are welcome whatever the array type; if torch (jax) was never
+        # imported, the value cannot be a tensor (a jax array).
         torch = self._torch or sys.modules.get("torch")
+        on_gpu = getattr(self.env.unwrapped, "device", "cpu") != "cpu"
         if torch is not None and isinstance(value, torch.Tensor):
             value = value.detach()
             if value.device.type == "cpu":
                 return value.numpy()
-            if getattr(self.env.unwrapped, "device", "cpu") != "cpu":
+            if on_gpu:
                 import cupy
                 return cupy.from_dlpack(value)
             return value.cpu().numpy()
+        jax = self._jax or sys.modules.get("jax")
+        if jax is not None and isinstance(value, jax.Array):
+            if on_gpu and next(iter(value.devices())).platform == "gpu":
+                import cupy
+                return cupy.from_dlpack(value)
+            return np.asarray(value)
         return value
 
     def reset(self, *, seed=None, options=None):
@@ -182,9 +197,24 @@ class ArrayTypeWrapper(VectorWrapper):
         return self._out(obs), self._out(info)
 
     def step(self, actions):
-        obs, rewards, terminated, truncated, info = self.env.step(self._in(actions))
+        return self._out_all(self.env.step(self._in(actions)))
+
+    def send(self, actions) -> None:
+        """AtariVectorEnv.send with actions of any accepted array type."""
+        self.env.send(self._in(actions))
+
+    def recv(self):
+        """AtariVectorEnv.recv, its arrays as `array_type`."""
+        return self._out_all(self.env.recv())
+
+    def _out_all(self, results):
+        obs, rewards, terminated, truncated, info = results
         return (self._out(obs), self._out(rewards), self._out(terminated),
                 self._out(truncated), self._out(info))
+
+    @property
+    def batch_size(self) -> int:
+        return self.env.batch_size
 
 
 # -- the vector env -----------------------------------------------------------------------------
@@ -209,17 +239,6 @@ def _build_vector(game: str, num_envs, device: str | None, array_type: str | Non
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise TypeError(f"unknown vector env argument {name!r}{hint}; the arguments are "
                         f"{', '.join(VECTOR_ARGUMENTS)}")
-    if kwargs.pop("continuous", False):
-        raise NotImplementedError("continuous actions (paddle strength) are not supported by "
-                                  "cule_py; use discrete actions (continuous=False)")
-    kwargs.pop("continuous_action_threshold", None)
-    batch_size = kwargs.pop("batch_size", 0)
-    if batch_size not in (0, num_envs):
-        raise ValueError(f"batch_size={batch_size}: cule_py steps all {num_envs} consoles at "
-                         f"once; asynchronous batches are not supported (use batch_size=0)")
-    # num_threads goes to AtariVectorEnv (numba threads, ale-py's rule); pinning threads to
-    # cores is numba's business (its threading layer), not an env's.
-    kwargs.pop("thread_affinity_offset", None)
     where = _resolve_device(device)
     kind = _resolve_array_type(array_type, where)      # bad combinations fail before building
     env: VectorEnv = AtariVectorEnv(game, num_envs, device=where, **kwargs)
@@ -236,7 +255,7 @@ def make_vec(env_id: str, num_envs: int, device: str | None = None,
         for it, read from Gymnasium's registry), its twin ("cule_py/Pong-v5"), or a rom id
         ("pong"; AtariVectorEnv's defaults). kwargs override either (names: VECTOR_ARGUMENTS).
     device: None (the GPU where there is one, else the CPU), "cpu", "cuda" or "cuda:N".
-    array_type: None (numpy on the CPU, cupy on the GPU), "numpy", "torch" or "cupy".
+    array_type: None (numpy on the CPU, cupy on the GPU), "numpy", "torch", "cupy" or "jax".
 
     `cule_py.make_vec("ALE/Pong-v5", n)` equals
     `gymnasium.make_vec("ALE/Pong-v5", n, vectorization_mode="vector_entry_point")` step for step.
@@ -265,15 +284,12 @@ class ALEInterfaceView:
         return self._env.emulator
 
     def act(self, action, paddle_strength: float = 1.0) -> int:
-        """One frame with ALE action id `action` (0..17, or an ale_py.Action); the reward.
-        paddle_strength other than 1.0 is not supported."""
-        if paddle_strength != 1.0:
-            raise NotImplementedError("paddle_strength other than 1.0 (continuous actions) is not "
-                                      "supported by cule_py")
+        """One frame with ALE action id `action` (0..17, or an ale_py.Action) and, in paddle
+        games, the paddle turned int(23000 * |paddle_strength|) units; the reward."""
         action = int(getattr(action, "value", action))     # ale_py.Action has no __int__
         if not 0 <= action < 18:
             raise ValueError(f"ALE action ids are 0..17, got {action}")
-        return int(self._emu.act(np.array([action], np.int64))[0])
+        return int(self._emu.act(np.array([action], np.int64), paddle_strength=[paddle_strength])[0])
 
     def reset_game(self) -> None:
         self._emu.reset()
@@ -332,7 +348,8 @@ class AtariEnv(gymnasium.Env):
     al. 2018 as ale-py's: frameskip 4, sticky actions 0.25, raw 210x160 RGB screens), the same
     seeding (reset(seed) reseeds and reloads the ROM), observations, rewards, flags and info.
 
-    Not supported (clear errors): render_mode="human", continuous=True, sound_obs=True.
+    continuous=True: actions are float32 (radius, theta, fire), as ale-py's (cule_py/continuous.py).
+    Not supported (clear errors): render_mode="human", sound_obs=True.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
@@ -344,14 +361,12 @@ class AtariEnv(gymnasium.Env):
                  max_num_frames_per_episode: int | None = None, render_mode: str | None = None,
                  sound_obs: bool = False):
         if obs_type not in ("rgb", "grayscale", "ram"):
-            raise ValueError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got {obs_type!r}")
+            raise InvalidArgumentError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got "
+                                       f"{obs_type!r}")
         self._frameskip = self._check_frameskip(frameskip)
         if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode={render_mode!r} is not supported: cule_py renders "
+            raise InvalidArgumentError(f"render_mode={render_mode!r} is not supported: cule_py renders "
                              f"render_mode='rgb_array' (no window, no sound) or None")
-        if continuous:
-            raise NotImplementedError("continuous actions are not supported by cule_py; use "
-                                      "continuous=False")
         if sound_obs:
             raise NotImplementedError("sound_obs is not supported: cule_py emulates no audio")
         if not 0.0 <= float(repeat_action_probability) <= 1.0:
@@ -367,10 +382,13 @@ class AtariEnv(gymnasium.Env):
         self.emulator: AtariEmulator
         self.seed_game()
         self.load_game()
-        ids = (self.emulator.game.legal_actions if full_action_space
+        self.continuous = bool(continuous)
+        self.continuous_action_threshold = float(continuous_action_threshold)
+        ids = (self.emulator.game.legal_actions if full_action_space or continuous
                else self.emulator.minimal_action_set())
         self._action_set = np.array([int(a) for a in ids], np.int64)
-        self.action_space = spaces.Discrete(len(self._action_set))
+        self.action_space = (continuous_.action_space() if continuous
+                             else spaces.Discrete(len(self._action_set)))
         height = self.emulator.screen().shape[1]
         shape = {"ram": (128,), "grayscale": (height, 160), "rgb": (height, 160, 3)}[obs_type]
         self.observation_space = spaces.Box(0, 255, shape, np.uint8)
@@ -380,15 +398,17 @@ class AtariEnv(gymnasium.Env):
     def _check_frameskip(frameskip):
         if isinstance(frameskip, (int, np.integer)) and not isinstance(frameskip, bool):
             if frameskip <= 0:
-                raise ValueError(f"frameskip must be positive, got {frameskip}")
+                raise InvalidArgumentError(f"frameskip must be positive, got {frameskip}")
             return int(frameskip)
-        if isinstance(frameskip, (tuple, list)) and len(frameskip) == 2:
-            lo, hi = (operator.index(v) for v in frameskip)
+        if isinstance(frameskip, (tuple, list)) and len(frameskip) == 2 and all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in frameskip):
+            lo, hi = (int(v) for v in frameskip)
             if not 0 < lo < hi:
-                raise ValueError(f"a stochastic frameskip (lo, hi) needs 0 < lo < hi, got "
-                                 f"{tuple(frameskip)}")
+                raise InvalidArgumentError(f"a stochastic frameskip (lo, hi) needs 0 < lo < hi, "
+                                           f"got {tuple(frameskip)}")
             return (lo, hi)
-        raise TypeError(f"frameskip must be a positive int or a (lo, hi) pair, got {frameskip!r}")
+        raise InvalidArgumentTypeError(f"frameskip must be a positive int or a (lo, hi) pair of "
+                                       f"ints, got {frameskip!r}")
 
     # -- seeding as ale-py's AtariEnv --------------------------------------------------------------
     def seed_game(self, seed: int | None = None) -> tuple[np.uint32, np.uint32]:
@@ -422,6 +442,8 @@ class AtariEnv(gymnasium.Env):
         return self._get_obs(), info
 
     def step(self, action):
+        if self.continuous:
+            return self._play(*self._continuous_action(action))
         if isinstance(action, (bool, np.bool_)):
             raise TypeError("action must be an integer index into the action set, got a bool")
         try:
@@ -430,24 +452,32 @@ class AtariEnv(gymnasium.Env):
             raise TypeError(f"action must be an integer index into the action set "
                             f"(0..{len(self._action_set) - 1}), got {action!r}") from None
         if not 0 <= index < len(self._action_set):
-            raise ValueError(f"action {index} is outside the action set 0.."
+            raise ActionOutOfRangeError(f"action {index} is outside the action set 0.."
                              f"{len(self._action_set) - 1} ({self.get_action_meanings()})")
+        return self._play(self._action_set[index:index + 1], None)
+
+    def _continuous_action(self, action):
+        """(ALE id, paddle strength) of a continuous action, as ale-py's AtariEnv.step."""
+        action = continuous_.checked_actions(action, None)
+        ale_id = continuous_.joystick_actions(action[None], self.continuous_action_threshold)
+        return ale_id, action[None, 0]
+
+    def _play(self, ale_action: np.ndarray, strength) -> tuple:
         if isinstance(self._frameskip, int):
             frameskip = self._frameskip
         else:
             frameskip = self.np_random.integers(*self._frameskip)
-        ale_action = self._action_set[index:index + 1]
         reward = 0.0
         for _ in range(frameskip):
-            reward += int(self.emulator.act(ale_action)[0])
+            reward += int(self.emulator.act(ale_action, paddle_strength=strength)[0])
         terminated = bool(self.emulator.game_over(with_truncation=False)[0])
         truncated = bool(self.emulator.truncated()[0])
         return self._get_obs(), reward, terminated, truncated, self._get_info()
 
     def render(self) -> np.ndarray:
         if self.render_mode != "rgb_array":
-            raise ValueError(f"render() needs render_mode='rgb_array' at construction (this env "
-                             f"has render_mode={self.render_mode!r})")
+            raise InvalidArgumentError(f"render() needs render_mode='rgb_array' at construction "
+                                       f"(this env has render_mode={self.render_mode!r})")
         return self.emulator.screen_rgb()[0]
 
     def _get_obs(self) -> np.ndarray:

@@ -9,31 +9,55 @@ Sub-environment i after `reset(seed=s)` equals AtariVectorEnv's sub-environment 
 call (ALE random_seed s + i for sticky actions, the same seed for the noop-start RNG), step for
 step: observations, rewards, terminations, truncations, lives and frame counters.
 
+The info dict holds exactly ale-py's keys and dtypes ("env_id", "lives", "frame_number",
+"episode_frame_number", int32). Errors are ale-py's exception classes (cule_py/errors.py).
+
+Asynchronous batches as ale-py's (batch_size < num_envs): `step(actions)` or `send(actions)`
+then `recv()` step the consoles the last call returned (info["env_id"]) and return the next
+batch_size ready ones, first in first out: deterministic on both backends (ale-py returns
+whichever of its threads finishes first; each console's trajectory is the same either way). On
+the CPU `send` runs the step on a worker thread so the caller's policy can run meanwhile.
+
+`continuous=True` takes float32 (radius, theta, fire) actions as ale-py's (cule_py/continuous.py):
+the paddle strength travels in each console's state row (ENV_PADDLE_REQUEST) and is adopted
+with the action by the sticky-action draw.
+
 Extensions over ale-py's (not checkable against it): `obs_type="ram"` (the 128 RAM bytes after
 each step, stacked), `frameskip=(lo, hi)` (drawn per console and step from [lo, hi), from a
-counter-based hash of the console's seed: reproducible and batch-size independent), and
-per-console statistics of each finished game in `info` ("episode_return": unclipped reward,
-"episode_length": agent steps, "episode_ended": which consoles' games the step ended).
+counter-based hash of the console's seed: reproducible and batch-size independent),
+`episode_statistics=True` (Gymnasium's RecordEpisodeStatistics keys "episode" {"r", "l", "t"}
+and "_episode" after every step, "r" the unclipped score, computed in the kernels: no extra host
+work on the GPU), and `render_mode="rgb_array"` (`render()`: each console's last frame, for
+gymnasium's vector RecordVideo; `render_frames(consoles)` on the env's device).
 
 A step is one kernel call (cule_py/kernels/agent_step.py) and, when a console resets, a second
 one for the resets; a reset is one call. On device="cuda" both are always launched (the reset
 kernel returns at once for consoles that do not reset), on cupy's current stream, and `step`
-returns cupy arrays without waiting for the GPU (see `step`). Steps draw only the frames the observation needs (`lazy_drawing`,
-default on; exact, see the kernel's module doc).
+returns cupy arrays without waiting for the GPU. Steps draw only the frames the observation
+needs (`lazy_drawing`, default on; exact, see the kernel's module doc).
 """
 
 from __future__ import annotations
+
+import operator
+import time
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from gymnasium.spaces import Box, Discrete
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from . import continuous as continuous_
 from . import palette as palette_
 from ._device import CallClock
 from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
 from .batch import ConsoleBatch
+from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
+                     InvalidArgumentTypeError)
 from .games import Action
 from .kernels import agent_step as K
 from .kernels import layout as L
@@ -56,49 +80,108 @@ def _autoreset_name(mode) -> str:
     return aliases[key]
 
 
+def _frameskip_range(frameskip) -> tuple[int, int]:
+    """[lo, hi) of the frames per step: an int n gives [n, n+1); a (lo, hi) pair is cule_py's
+    extension (ale-py's vector env takes ints only). Errors as ale-py's: gymnasium.error.Error."""
+    if isinstance(frameskip, (bool, np.bool_)):
+        raise InvalidArgumentTypeError(f"frameskip must be a positive int (or a (lo, hi) pair), "
+                                       f"got the bool {frameskip!r}")
+    if isinstance(frameskip, (int, np.integer)):
+        if frameskip <= 0:
+            raise InvalidArgumentError(f"frameskip must be positive, got {frameskip}")
+        return int(frameskip), int(frameskip) + 1
+    if isinstance(frameskip, (tuple, list)) and len(frameskip) == 2 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in frameskip):
+        lo, hi = int(frameskip[0]), int(frameskip[1])
+        if not 0 < lo < hi:
+            raise InvalidArgumentError(f"a frameskip range (lo, hi) needs 0 < lo < hi, got "
+                                       f"{tuple(frameskip)}")
+        return lo, hi
+    raise InvalidArgumentTypeError(f"frameskip must be a positive int (or a (lo, hi) pair of "
+                                   f"ints), got {frameskip!r}")
+
+
+class ConsoleFrames(Sequence):
+    """AtariVectorEnv.render()'s result: console i's last frame as (height, 160, 3) uint8 RGB,
+    converted when item i is read (numpy, also on the GPU)."""
+
+    def __init__(self, env: AtariVectorEnv):
+        self._env = env
+
+    def __len__(self) -> int:
+        return self._env.num_envs
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = operator.index(i)
+        if i < 0:
+            i += len(self)
+        frame = self._env.render_frames([i])[0]
+        return frame if isinstance(frame, np.ndarray) else frame.get()
+
+
 class AtariVectorEnv(VectorEnv):
     """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc); a
     `gymnasium.vector.VectorEnv` (`metadata["autoreset_mode"]` an `AutoresetMode`, as ale-py's).
 
     Arguments as ale_py.vector_env.AtariVectorEnv (same defaults), plus `obs_type` ("rgb",
     "grayscale" or "ram"; default from `grayscale`), `seed` (the seeds before the first seeded
-    reset; None: random, as ale-py's), `device` ("cpu", "cuda" or "cuda:N": cupy arrays) and
+    reset; None: random, as ale-py's), `device` ("cpu", "cuda" or "cuda:N": cupy arrays),
+    `episode_statistics` and `render_mode` (module doc) and
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
     num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
-    threads numba has)); results do not depend on it.
+    threads numba has)); results do not depend on it. thread_affinity_offset is accepted and
+    ignored (pinning threads is numba's threading layer's business). continuous=True takes
+    float32 (radius, theta, fire) actions as ale-py's (cule_py/continuous.py).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"],
+                "render_fps": 60}
 
-    def __init__(self, game: str, num_envs: int, *, max_num_frames_per_episode: int = 108000,
+    def __init__(self, game: str, num_envs: int, *, batch_size: int = 0, num_threads: int = 0,
+                 thread_affinity_offset: int = -1, max_num_frames_per_episode: int = 108000,
                  repeat_action_probability: float = 0.0, full_action_space: bool = False,
+                 continuous: bool = False, continuous_action_threshold: float = 0.5,
                  autoreset_mode=NEXT_STEP, img_height: int = 84, img_width: int = 84,
                  grayscale: bool = True, stack_num: int = 4, frameskip=4, maxpool: bool = True,
                  noop_max: int = 30, episodic_life: bool = False, life_loss_info: bool = False,
                  reward_clipping: bool = True, use_fire_reset: bool = True,
                  obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
-                 lazy_drawing: bool = True, num_threads: int = 0):
-        if isinstance(frameskip, bool):
-            raise TypeError("frameskip must be an int or a (lo, hi) pair")
-        if isinstance(frameskip, (int, np.integer)):
-            if frameskip <= 0:
-                raise ValueError(f"frameskip must be positive, got {frameskip}")
-            skip_lo, skip_hi = int(frameskip), int(frameskip) + 1
-        else:
-            skip_lo, skip_hi = (int(v) for v in frameskip)
-            if not 0 < skip_lo < skip_hi:
-                raise ValueError(f"frameskip range (lo, hi) needs 0 < lo < hi, got {frameskip}")
+                 lazy_drawing: bool = True, episode_statistics: bool = False,
+                 render_mode: str | None = None):
+        skip_lo, skip_hi = _frameskip_range(frameskip)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+                or not 0 <= batch_size <= num_envs:
+            raise ValueError(f"batch_size must be 0 (every console each step) or 1..num_envs "
+                             f"({num_envs}), got {batch_size!r}")
+        del thread_affinity_offset        # see the class doc
+        self.continuous = bool(continuous)
+        self.continuous_action_threshold = float(continuous_action_threshold)
+        if render_mode not in (None, "rgb_array"):
+            raise InvalidArgumentError(f"render_mode must be None or 'rgb_array' (frames for "
+                                       f"gymnasium's vector RecordVideo), got {render_mode!r}")
         if obs_type is None:
             obs_type = "grayscale" if grayscale else "rgb"
         if obs_type not in ("rgb", "grayscale", "ram"):
-            raise ValueError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got {obs_type!r}")
+            raise InvalidArgumentError(f"obs_type must be 'rgb', 'grayscale' or 'ram', got "
+                                       f"{obs_type!r}")
         if stack_num < 1 or noop_max < 0:
             raise ValueError("stack_num must be >= 1 and noop_max >= 0")
+        self.render_mode = render_mode
+        if render_mode == "rgb_array" and obs_type == "ram":
+            lazy_drawing = False        # a RAM step draws no pixels unless told to
         self._autoreset = _autoreset_name(autoreset_mode)
         self.autoreset_mode = AutoresetMode(self._autoreset)
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        # render_fps: real time (NTSC: 60 frames a second; each step shows its last frame).
+        self.metadata = {"autoreset_mode": self.autoreset_mode, "render_modes": ["rgb_array"],
+                         "render_fps": max(1, round(60 / ((skip_lo + skip_hi - 1) / 2)))}
         self.device = device
         self.num_envs = int(num_envs)
+        self.batch_size = int(batch_size) or self.num_envs
         self._threads = resolve_threads(num_threads, self.num_envs)
         self.obs_type = obs_type
         if seed is None:
@@ -113,10 +196,12 @@ class AtariVectorEnv(VectorEnv):
         self._gpu = b.gpu
         # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
         # lost_luggage: 9), and ale-py's full action space is that legal set.
-        ids = [int(a) for a in (b.game.legal_actions if full_action_space
+        ids = [int(a) for a in (b.game.legal_actions if full_action_space or continuous
                                 else b.game.minimal_actions)]
         self.action_set = np.array(ids, np.int64)
-        self._action_rows = b._act_rows[self.action_set].astype(np.int32)
+        # Continuous actions become ALE ids (rows by id: an illegal id plays as NOOP, as ALE).
+        self._action_rows = (b._act_rows if continuous
+                             else b._act_rows[self.action_set]).astype(np.int32)
         n = self.num_envs
         src_h = b.height
         pal = b.pal
@@ -180,6 +265,22 @@ class AtariVectorEnv(VectorEnv):
         self._lives = b.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
         self._env_ids = xp.arange(n, dtype=np.int32)
+        # send/recv: the consoles the last reset()/recv() returned (None: all), those stepping,
+        # and (batch_size < num_envs) those stepped but not yet returned, first in first out.
+        self._returned: np.ndarray | None = None
+        self._in_flight = None
+        self._ready: deque[int] = deque()
+        self._all_ids = np.arange(n)
+        self._send_mask = np.zeros(n, np.bool_)
+        self._worker: ThreadPoolExecutor | None = None
+        self._pending = None
+        # SameStep autoreset: each console's last observation before its reset, and whether its
+        # last step reset it (ale-py's info["final_obs"]).
+        self._same_step = self._autoreset == SAME_STEP
+        self._final_obs = xp.zeros(self._obs.shape, np.uint8) if self._same_step else None
+        self._was_reset = xp.zeros(n, np.bool_)
+        # episode_statistics: when each console's game began (perf_counter seconds).
+        self._stats_start = xp.zeros(n, np.float64) if episode_statistics else None
         # GPU: the system-RNG draws the table still holds for certain, counted down by the most
         # a step can take, so that steps need no sync to know the table is long enough.
         self._rng_headroom = 0
@@ -190,9 +291,10 @@ class AtariVectorEnv(VectorEnv):
 
     def _setup_spaces(self):
         self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
-        self.single_action_space = Discrete(len(self.action_set))
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.single_action_space = (continuous_.action_space() if self.continuous
+                                    else Discrete(len(self.action_set)))
+        self.observation_space = batch_space(self.single_observation_space, self.batch_size)
+        self.action_space = batch_space(self.single_action_space, self.batch_size)
 
     # -- kernel plumbing ---------------------------------------------------------------------------
     def _step_args(self, mask) -> tuple:
@@ -282,74 +384,203 @@ class AtariVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         """(obs, info). seed: an int gives the reset consoles seeds seed, seed+1, ... (in index
         order); an array gives one per reset console. options={"reset_mask": bool[num_envs]}
-        resets only those consoles."""
+        resets only those consoles (after a first full reset, and only with batch_size ==
+        num_envs, as ale-py). With batch_size < num_envs, every console resets and the first
+        batch_size are returned (info["env_id"]); the rest come out of the next recv()s."""
         mask = self._all
         if options and options.get("reset_mask") is not None:
-            mask = options["reset_mask"]
-            if self._gpu is not None and self._gpu.is_device_array(mask):
-                mask = self.xp.asnumpy(self._gpu.as_cupy(mask))
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(f"reset_mask must be {self.num_envs} bools")
+            mask = self._checked_reset_mask(options["reset_mask"])
         count = int(mask.sum())
         seeds = None
         if seed is not None:
             if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
                 seeds = int(seed) + np.arange(count, dtype=np.int64)
             else:
-                seeds = np.asarray(seed, np.int64)
+                if isinstance(seed, (str, bytes, float, bool)) or seed is Ellipsis:
+                    raise TypeError(f"seed must be an int or an array of ints, got "
+                                    f"{type(seed).__name__}")
+                seeds = np.asarray(seed)
+                if seeds.dtype.kind not in "iu":
+                    raise TypeError(f"seed must be an int or an array of ints, got dtype "
+                                    f"{seeds.dtype}")
+                seeds = seeds.astype(np.int64)
                 if seeds.shape != (count,):
                     raise ValueError(f"seed must have one entry per reset console ({count}), "
                                      f"got shape {seeds.shape}")
             if (seeds < 0).any() or (seeds > 0xFFFFFFFF).any():
                 raise ValueError("seeds must be in 0..2**32-1")
+        self._finish_send()
         self._reset_envs(mask, seeds)
         self._started = True
-        return self._observation(), self._info()
+        if self._stats_start is not None:
+            self._stats_start[self._batch.to_device(mask)] = time.perf_counter()
+        if self.batch_size == self.num_envs:
+            self._returned = None
+            return self._observation(None), self._info(None)
+        self._ready = deque(range(self.num_envs))
+        return self._pop_ready()
+
+    def _checked_reset_mask(self, mask) -> np.ndarray:
+        if self._gpu is not None and self._gpu.is_device_array(mask):
+            mask = self.xp.asnumpy(self._gpu.as_cupy(mask))
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise TypeError(f"reset_mask must be a boolean array, got dtype {mask.dtype}")
+        if mask.shape != (self.num_envs,):
+            raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
+        if not mask.all():
+            if self.batch_size != self.num_envs:
+                raise ValueError(f"partial resets (reset_mask) need batch_size == num_envs "
+                                 f"(this env: batch_size={self.batch_size}, num_envs="
+                                 f"{self.num_envs}), as ale-py")
+            if not self._started:
+                raise RuntimeError(f"the first reset() must reset every console (reset_mask "
+                                   f"selects {int(mask.sum())} of {self.num_envs})")
+        return mask
 
     def step(self, actions):
-        """(obs, rewards int32, terminated, truncated, info), AtariVectorEnv's semantics for the
-        autoreset mode."""
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        if self._gpu is not None:
-            self._step_gpu(actions)
-        else:
-            self._actions[:] = self._checked_host_actions(actions)
-            with numba_threads(self._threads):
-                K.agent_step_cpu(*self._step_args(self._all))
-                if (self._agent[:, K.A_RESET_NOW] != 0).any():
-                    if self._autoreset_clock is None:
-                        self._run_reset_kernels(K.OP_AUTORESET, self._all)
-                    else:
-                        self._autoreset_clock.time(self._run_reset_kernels,
-                                                   K.OP_AUTORESET, self._all)
-        ended = self._agent[:, K.A_GAME_ENDED] != 0
-        rewards = self._rewards.copy()
-        terminated = self._terminated.copy()
-        truncated = self._truncated.copy()
-        stats = (ended, self._agent[:, K.A_FINAL_RETURN].copy(),
-                 self._agent[:, K.A_FINAL_LENGTH].copy())
-        return self._observation(), rewards, terminated, truncated, self._info(stats)
+        """(obs, rewards int32, terminated, truncated, info) of the consoles the last reset() or
+        recv() returned (all of them unless batch_size < num_envs): send(actions), then recv()."""
+        self._send(actions, background=False)
+        return self.recv()
 
-    def _step_gpu(self, actions) -> None:
+    def send(self, actions) -> None:
+        """Start a step of the consoles the last reset() or recv() returned, one action each in
+        info["env_id"] order. On the CPU the step runs on a worker thread (the kernels release
+        the GIL) so the caller can compute while it runs; on the GPU it is queued on the stream.
+        recv() collects it."""
+        self._send(actions, background=True)
+
+    def recv(self):
+        """(obs, rewards, terminated, truncated, info) of `batch_size` consoles: all of them, or
+        with batch_size < num_envs the first batch_size ready, first in first out (consoles
+        stepped by the same send() become ready in index order; info["env_id"] says which).
+        Deterministic on both backends."""
+        self._finish_send()
+        if self.batch_size == self.num_envs:
+            return self._outputs(None)
+        return self._pop_ready(stepped=True)
+
+    def _send(self, actions, background: bool) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step() or send()")
+        if self._in_flight is not None:
+            raise RuntimeError("send() was called again before recv(): each send() needs its "
+                               "recv()")
+        ids = self._returned
+        if self._gpu is not None:
+            self._send_gpu(actions, ids)
+            self._in_flight = ids if ids is not None else self._all_ids
+            return
+        checked = self._checked_host_actions(actions)
+        if self.continuous:
+            checked = self._continuous_ids(checked, ids)
+        if ids is None:
+            self._actions[:] = checked
+            mask = self._all
+        else:
+            self._actions[ids] = checked
+            mask = self._send_mask
+            mask[:] = False
+            mask[ids] = True
+        self._in_flight = ids if ids is not None else self._all_ids
+        if background:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(1, thread_name_prefix="cule_py-step")
+            self._pending = self._worker.submit(self._step_cpu, mask)
+        else:
+            self._step_cpu(mask)
+
+    def _step_cpu(self, mask) -> None:
+        with numba_threads(self._threads):
+            K.agent_step_cpu(*self._step_args(mask))
+            resets = self._agent[:, K.A_RESET_NOW] != 0
+            if self._same_step:
+                self._was_reset[mask] = resets[mask]
+                self._final_obs[resets] = self._obs[resets]
+            if resets.any():
+                if self._autoreset_clock is None:
+                    self._run_reset_kernels(K.OP_AUTORESET, mask)
+                else:
+                    self._autoreset_clock.time(self._run_reset_kernels, K.OP_AUTORESET, mask)
+
+    def _finish_send(self) -> None:
+        """Wait for the step in flight (if any) and queue its consoles as ready."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()                    # re-raises what the worker raised
+        if self._in_flight is not None:
+            if self.batch_size != self.num_envs:
+                self._ready.extend(int(i) for i in self._in_flight)
+            self._in_flight = None
+            self._returned = None if self.batch_size == self.num_envs else self._returned
+
+    def _pop_ready(self, stepped: bool = False):
+        if len(self._ready) < self.batch_size:
+            raise RuntimeError(f"recv(): only {len(self._ready)} consoles are ready and none is "
+                               f"stepping; call send() with actions for the {self.batch_size} "
+                               f"consoles the last recv() returned first")
+        ids = np.array([self._ready.popleft() for _ in range(self.batch_size)], np.int64)
+        self._returned = ids
+        if not stepped:
+            return self._observation(ids), self._info(ids)
+        return self._outputs(ids)
+
+    def _outputs(self, ids):
+        """step()'s five results for consoles `ids` (None: all, in index order)."""
+        where = slice(None) if ids is None else self._device_ids(ids)
+        rewards = self._rewards[where].copy()
+        terminated = self._terminated[where].copy()
+        truncated = self._truncated[where].copy()
+        return (self._observation(ids), rewards, terminated, truncated,
+                self._info(ids, stepped=True))
+
+    def _device_ids(self, ids):
+        return ids if self._gpu is None else self.xp.asarray(ids)
+
+    def _send_gpu(self, actions, ids) -> None:
         """The step and the autoreset launches, no host sync: actions on the GPU are range-checked
         there (an error surfaces by the next call), host actions here; the system-RNG table's
         length is known good for `_rng_headroom` more draws, looked at again when that runs out."""
         g, b = self._gpu, self._batch
-        if g.is_device_array(actions):
-            self._actions[:] = g.checked_device_ints(actions, (self.num_envs,),
-                                                     len(self.action_set), "step()")
+        if self.continuous:
+            if g.is_device_array(actions):
+                array = g.as_cupy(actions)
+                if array.dtype != np.float32 or array.shape != (self.batch_size, 3):
+                    continuous_.checked_actions(np.empty(array.shape, array.dtype),
+                                                self.batch_size)     # raises, as on the host
+            else:
+                array = self.xp.asarray(continuous_.checked_actions(actions, self.batch_size))
+            checked = self._continuous_ids(array, ids)
+        elif g.is_device_array(actions):
+            checked = g.checked_device_ints(actions, (self.batch_size,), len(self.action_set),
+                                            "step()")
         else:
-            self._actions[:] = self.xp.asarray(self._checked_host_actions(actions))
+            checked = self.xp.asarray(self._checked_host_actions(actions))
+        if ids is None:
+            self._actions[:] = checked
+            mask = self._all
+        else:
+            self._actions[self.xp.asarray(ids)] = checked
+            mask = self._send_mask
+            mask[:] = False
+            mask[ids] = True
         if self._rng_headroom < self._draws_per_step:
             self._resume_short_resets(K.OP_AUTORESET)
         self._rng_headroom -= self._draws_per_step
-        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(b.table(self._all)))
+        device_mask = b.table(mask)
+        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(device_mask))
+        if self._same_step:
+            # Whether a console resets is on the GPU: keep every stepped console's observation
+            # where it does (one pass over the observations; SameStep only).
+            xp = self.xp
+            resets = self._agent[:, K.A_RESET_NOW] != 0
+            self._was_reset[...] = xp.where(device_mask, resets, self._was_reset)
+            self._final_obs[...] = xp.where(resets[:, None, None], self._obs, self._final_obs)
         if self._autoreset_clock is None:
-            self._launch_reset(K.OP_AUTORESET, self._all)
+            self._launch_reset(K.OP_AUTORESET, mask)
         else:
-            self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, self._all)
+            self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, mask)
 
     # -- reset timing for cule_py.steady_state (off unless asked for) ------------------------------
     def _time_autoresets(self, on: bool = True) -> None:
@@ -365,37 +596,105 @@ class AtariVectorEnv(VectorEnv):
             raise RuntimeError("autoreset timing is off: call _time_autoresets() first")
         return self._autoreset_clock.take()
 
+    def _continuous_ids(self, actions, ids):
+        """ALE ids of continuous `actions` (float32 (batch_size, 3), host or device), as
+        ale-py's send; their paddle strengths go to the consoles' state for the kernels."""
+        xp = np if isinstance(actions, np.ndarray) else self.xp
+        rows = None if ids is None else self._device_ids(ids)
+        self._batch.set_paddle_deltas(continuous_.paddle_deltas(actions, xp), rows)
+        return continuous_.joystick_actions(actions, self.continuous_action_threshold, xp)
+
     def _checked_host_actions(self, actions) -> np.ndarray:
+        if self.continuous:
+            return continuous_.checked_actions(actions, self.batch_size)
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integer indices into the "
-                             f"action set, got shape {actions.shape} dtype {actions.dtype}")
+        if actions.dtype.kind not in "iu":
+            raise InvalidActionTypeError(
+                f"actions must be integer indices into the action set (any int dtype), got "
+                f"dtype {actions.dtype}")
+        if actions.shape != (self.batch_size,):
+            raise InvalidActionError(f"actions must have shape ({self.batch_size},), one per "
+                                     f"console returned, got {actions.shape}")
         if actions.size and (actions.min() < 0 or actions.max() >= len(self.action_set)):
-            raise ValueError(f"actions must be in 0..{len(self.action_set) - 1}")
+            raise InvalidActionError(f"actions must be in 0..{len(self.action_set) - 1} (this "
+                                     f"env's action set: {self.get_action_meanings()})")
         return actions
 
-    def _observation(self) -> np.ndarray:
-        return self._obs.reshape(self._obs_shape).copy()
+    def _observation(self, ids) -> np.ndarray:
+        obs = self._obs.reshape(self._obs_shape)
+        return obs.copy() if ids is None else obs[self._device_ids(ids)]
 
-    def _info(self, stats=None) -> dict:
+    def _info(self, ids, stepped: bool = False) -> dict:
+        """ale-py's info keys and dtypes (int32 arrays): env_id, lives, frame_number,
+        episode_frame_number; with episode_statistics, after a step, Gymnasium's "episode" /
+        "_episode" as its RecordEpisodeStatistics writes them."""
         st = self._batch.state
-        xp = self.xp
-        lives = self._lives.copy()        # the kernels keep it current: no second pass
-        info = {"env_id": self._env_ids.copy(), "lives": lives,
-                "frame_number": st[:, L.ENV_FRAME_NUMBER].astype(np.int32),
-                "episode_frame_number": st[:, L.ENV_EPISODE_FRAME].astype(np.int32)}
-        if stats is not None:
-            ended, ret, length = stats
-            info["episode_ended"] = ended
-            info["episode_return"] = xp.where(ended, ret, 0).astype(np.int32)
-            info["episode_length"] = xp.where(ended, length, 0).astype(np.int32)
+        where = slice(None) if ids is None else self._device_ids(ids)
+        env_id = (self._env_ids.copy() if ids is None
+                  else self.xp.asarray(ids).astype(np.int32))
+        info = {"env_id": env_id, "lives": self._lives[where].copy(),
+                "frame_number": st[where, L.ENV_FRAME_NUMBER].astype(np.int32),
+                "episode_frame_number": st[where, L.ENV_EPISODE_FRAME].astype(np.int32)}
+        if stepped and self._same_step:
+            # ale-py adds "final_obs" on steps where a console reset (its other rows are
+            # whatever its buffer held; here zeros). On the GPU the key is always there: knowing
+            # whether any console reset would need a host sync.
+            reset = self._was_reset[where]
+            if self._gpu is not None or reset.any():
+                final = self._final_obs.reshape(self._obs_shape)[where]
+                info["final_obs"] = final * reset.reshape((-1,) + (1,) * (final.ndim - 1))
+        if stepped and self._stats_start is not None:
+            info["episode"], info["_episode"] = self._episode_statistics(where)
         return info
+
+    def _episode_statistics(self, where):
+        """({"r", "l", "t"}, ended) for the consoles `where`: the game score (unclipped) and agent
+        steps of each game that the last step ended, and seconds since it began; zeros elsewhere.
+        Games, not lives: with episodic_life a game's lives are one episode here."""
+        xp = self.xp
+        ended = self._agent[where, K.A_GAME_ENDED] != 0
+        now = time.perf_counter()
+        start = self._stats_start[where]
+        stats = {"r": xp.where(ended, self._agent[where, K.A_FINAL_RETURN], 0).astype(np.float64),
+                 "l": xp.where(ended, self._agent[where, K.A_FINAL_LENGTH], 0).astype(np.int64),
+                 "t": xp.where(ended, xp.round(now - start, 6), 0.0)}
+        self._stats_start[where] = xp.where(ended, now, start)
+        return stats, ended
+
+    def render(self):
+        """The last frame of every console as RGB (height, 160, 3) uint8 numpy arrays, in a
+        sequence that converts a console's frame only when it is read (so that gymnasium's
+        vector RecordVideo with record_first_only=True costs one frame per step). Needs
+        render_mode="rgb_array"."""
+        if self.render_mode != "rgb_array":
+            raise InvalidArgumentError(f"render() needs render_mode='rgb_array' at construction "
+                                       f"(this env has render_mode={self.render_mode!r})")
+        return ConsoleFrames(self)
+
+    def render_frames(self, consoles=None):
+        """(k, height, 160, 3) uint8 RGB of the last frame of `consoles` (indices; None: all), on
+        the env's device (cupy on the GPU). Works whatever the render_mode, but with obs_type
+        "ram" only render_mode="rgb_array" makes the steps draw their frames."""
+        b = self._batch
+        ids = np.arange(self.num_envs) if consoles is None else np.asarray(consoles, np.int64)
+        if ids.ndim != 1 or (ids.size and (ids.min() < 0 or ids.max() >= self.num_envs)):
+            raise IndexError(f"consoles must be indices in 0..{self.num_envs - 1}")
+        rows = self._device_ids(ids)
+        screens = b.frame_buffers[rows, b.state[rows, L.TIA_BUFFER], :b.height]
+        if self._gpu is None:
+            return palette_.to_rgb(screens, b.pal)
+        rgb = self.xp.asarray(np.array(palette_.PAL_RGB if b.pal else palette_.NTSC_RGB,
+                                       np.uint8))
+        return rgb[screens]
 
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self.action_set]
 
     def close_extras(self, **kwargs) -> None:
-        pass     # host arrays only: nothing to release
+        self._finish_send()
+        if self._worker is not None:
+            self._worker.shutdown()
+            self._worker = None
 
     def __repr__(self) -> str:
         return (f"AtariVectorEnv({self.game.rom_id!r}, num_envs={self.num_envs}, "

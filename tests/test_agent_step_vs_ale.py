@@ -128,29 +128,6 @@ def test_batch_invariance_and_reproducibility():
     assert len(outs) == 3
 
 
-def test_episode_statistics():
-    """info reports the unclipped return and the length (agent steps) of each game a step
-    ends; with NEXT_STEP the step after it is the reset step and starts the next count."""
-    env = AtariVectorEnv("breakout", 2, max_num_frames_per_episode=60, noop_max=0,
-                         reward_clipping=False)
-    env.reset(seed=0)
-    ret = np.zeros(2, np.int64)
-    length = np.zeros(2, np.int64)
-    fresh = np.zeros(2, bool)
-    seen = 0
-    rng = np.random.default_rng(0)
-    for _ in range(40):
-        obs, reward, term, trunc, info = env.step(rng.integers(0, 4, 2))
-        ret = np.where(fresh, 0, ret + reward)
-        length = np.where(fresh, 0, length + 1)
-        for i in np.nonzero(info["episode_ended"])[0]:
-            assert info["episode_length"][i] == length[i] == 15      # 60 frames / 4
-            assert info["episode_return"][i] == ret[i]
-            seen += 1
-        fresh = term | trunc
-    assert seen >= 2
-
-
 def test_area_resize_matches_ale_vector_env_screens():
     """resize_area of ALE's own grayscale screen equals AtariVectorEnv's first observation."""
     theirs = ale_vector.AtariVectorEnv("pong", 1, noop_max=0, use_fire_reset=False)

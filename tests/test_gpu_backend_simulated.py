@@ -87,6 +87,27 @@ CHILD = textwrap.dedent("""
         for key in rc[4]:
             same(rg[4][key], rc[4][key], f"info {key} {k}")
     print("vector ok", flush=True)
+
+    # Asynchronous batches (the GPU's send path with console ids), episode statistics, render.
+    kw = dict(batch_size=1, episode_statistics=True, noop_max=0, render_mode="rgb_array",
+              max_num_frames_per_episode=8)
+    g = AtariVectorEnv("pong", 2, device="cuda", **kw)
+    c = AtariVectorEnv("pong", 2, device="cpu", **kw)
+    og, ig = g.reset(seed=1)
+    oc, ic = c.reset(seed=1)
+    same(og, oc, "async obs after reset")
+    same(ig["env_id"], ic["env_id"], "async env_id after reset")
+    for k in range(3):
+        rg = g.step(np.array([k % 2], np.int64))
+        rc = c.step(np.array([k % 2], np.int64))
+        for x, y, what in zip(rg[:4], rc[:4], ("obs", "reward", "terminated", "truncated")):
+            same(x, y, f"async {what} {k}")
+        for key in ("env_id", "lives", "frame_number", "episode_frame_number", "_episode"):
+            same(rg[4][key], rc[4][key], f"async info {key} {k}")
+        for key in ("r", "l"):
+            same(rg[4]["episode"][key], rc[4]["episode"][key], f"async episode {key} {k}")
+    same(g.render_frames([1, 0]), c.render_frames([1, 0]), "render_frames")
+    print("async ok", flush=True)
 """)
 
 
@@ -99,3 +120,4 @@ def test_gpu_backend_under_the_simulator_equals_cpu():
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, f"simulated GPU backend failed:\n{proc.stdout}\n{proc.stderr}"
     assert "emulator ok" in proc.stdout and "vector ok" in proc.stdout
+    assert "async ok" in proc.stdout

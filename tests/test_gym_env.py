@@ -234,7 +234,7 @@ def test_device_and_array_type_errors():
     with pytest.raises(ValueError, match="array_type='numpy' or 'torch'"):
         cule_py.make_vec("pong", 1, device="cpu", array_type="cupy")
     with pytest.raises(ValueError, match="array_type must be one of"):
-        cule_py.make_vec("pong", 1, array_type="jax")
+        cule_py.make_vec("pong", 1, array_type="tensorflow")
     with pytest.raises(ValueError, match="unknown device"):
         cule_py.make_vec("pong", 1, device="tpu")
     from numba import cuda
@@ -258,10 +258,8 @@ def test_bad_ids_and_arguments_are_clear_errors():
         cule_py.make_vec("ALE/Pong-v5", 2, mode=1)
     with pytest.raises(TypeError, match="did you mean 'noop_max'"):
         cule_py.make_vec("ALE/Pong-v5", 2, noops_max=3)
-    with pytest.raises(NotImplementedError, match="continuous"):
-        cule_py.make_vec("ALE/Pong-v5", 2, continuous=True)
     with pytest.raises(ValueError, match="batch_size"):
-        cule_py.make_vec("ALE/Pong-v5", 4, batch_size=2)
+        cule_py.make_vec("ALE/Pong-v5", 4, batch_size=5)
     with pytest.raises(ValueError, match="frameskip"):
         cule_py.make_vec("ALE/Pong-v5", 2, frameskip=0)
     with pytest.raises(ValueError, match="autoreset_mode"):
@@ -273,10 +271,11 @@ def test_bad_actions_are_clear_errors():
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, np.int64))
     env.reset(seed=0)
-    for bad, match in ((np.zeros(3, np.int64), "2 integer indices"),
-                       (np.zeros(2, np.float32), "integer indices"),
-                       (np.array([0, 6]), "in 0..5"), (np.array([-1, 0]), "in 0..5")):
-        with pytest.raises(ValueError, match=match):
+    for bad, error, match in ((np.zeros(3, np.int64), ValueError, r"shape \(2,\)"),
+                              (np.zeros(2, np.float32), TypeError, "integer indices"),
+                              (np.array([0, 6]), ValueError, "in 0..5"),
+                              (np.array([-1, 0]), ValueError, "in 0..5")):
+        with pytest.raises(error, match=match):
             env.step(bad)
 
 
@@ -365,8 +364,6 @@ def test_single_env_errors():
         cule_py.make("ALE/Pong-v5", frameskip=2.5)
     with pytest.raises(ValueError, match="rgb_array"):    # (gymnasium.make would wrap it in
         cule_py.AtariEnv("pong", render_mode="human")     # HumanRendering over rgb_array)
-    with pytest.raises(NotImplementedError, match="continuous"):
-        cule_py.make("ALE/Pong-v5", continuous=True)
     env = cule_py.make("pong")
     env.reset(seed=0)
     with pytest.raises(ValueError, match="outside the action set"):

@@ -145,10 +145,7 @@ def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends):
         for f in range(rows.shape[1]):
             row = rows[env, f]
             if params[E.P_PADDLES] != 0:
-                resistance = np.int32(st[env, L.ENV_PADDLE0]) + np.int32(
-                    inputs[E.SWITCHES_PLAIN, row, E.INPUT_PADDLE_MOVE])
-                resistance = max(params[E.P_PADDLE_MIN], min(params[E.P_PADDLE_MAX], resistance))
-                st[env, L.ENV_PADDLE0] = resistance
+                E.turn_paddle(st, env, params, inputs, row)
             E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
             n = _traced_frame(rom, scheme, ram, st, fb, env, rec[env], n)
             ends[env, f] = n

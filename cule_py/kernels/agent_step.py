@@ -472,7 +472,8 @@ def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
 # other's code: the reset is large, and on the GPU a console resetting in the step kernel would
 # hold its whole warp for the reset's 70+ frames.
 
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+# nogil: AtariVectorEnv.send() runs the step on a worker thread while the caller computes.
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                    action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                    rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
@@ -486,7 +487,7 @@ def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshol
                      env)
 
 
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):

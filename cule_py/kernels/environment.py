@@ -22,6 +22,7 @@ from numba import cuda, njit, prange
 from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
+from ..games import PADDLE_DELTA
 from . import game_logic as logic_
 from . import layout as L
 from .console import run_frame, system_reset
@@ -107,6 +108,18 @@ def step_logic(ram, logic, params, env):
     return logic_.logic_step(params[P_GAME_ID], ram, env, logic)
 
 
+@register_jitable
+def turn_paddle(st, env, params, inputs, row):
+    """Each frame before it runs, the action turns player A's paddle: by the adopted strength
+    (ENV_PADDLE_DELTA, ALE's int(23000 * |strength|)) in the row's direction, clamped."""
+    direction = inputs[SWITCHES_PLAIN, row, INPUT_PADDLE_MOVE]
+    if direction == 0:
+        return
+    step = np.int32(st[env, L.ENV_PADDLE_DELTA])
+    resistance = np.int32(st[env, L.ENV_PADDLE0]) + (step if direction > 0 else -step)
+    st[env, L.ENV_PADDLE0] = max(params[P_PADDLE_MIN], min(params[P_PADDLE_MAX], resistance))
+
+
 # Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline
 # into itself) is inlined at exactly one site, `run_console_frames`, which is kept out of line
 # (forceinline=False) and always called with the same argument types, so it exists once in the
@@ -126,11 +139,7 @@ def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row
         apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
     for _ in range(frames):
         if paddles:
-            # Each frame the paddle turns before the frame runs, clamped to its range.
-            resistance = np.int32(st[env, L.ENV_PADDLE0]) + np.int32(
-                inputs[SWITCHES_PLAIN, row, INPUT_PADDLE_MOVE])
-            resistance = max(params[P_PADDLE_MIN], min(params[P_PADDLE_MAX], resistance))
-            st[env, L.ENV_PADDLE0] = resistance
+            turn_paddle(st, env, params, inputs, row)
             apply_inputs(st, env, inputs, SWITCHES_PLAIN, row, params)
         run_frame(rom, scheme, ram, st, fb, env)
         if plain == 0:
@@ -190,7 +199,9 @@ def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row
 def act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row, adopt):
     """act() with the sticky draw's outcome given (a replayed frame reuses its first draw)."""
     if adopt:
+        # ALE adopts the action and its paddle strength together.
         st[env, L.ENV_STICKY_ACTION] = row
+        st[env, L.ENV_PADDLE_DELTA] = st[env, L.ENV_PADDLE_REQUEST]
     if game_over(logic, st, params, env, True):
         return np.int32(0)
     reward = emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,
@@ -324,6 +335,10 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
         centre = (params[P_PADDLE_MIN] + params[P_PADDLE_MAX]) // 2
         st[env, L.ENV_PADDLE0] = centre
         st[env, L.ENV_PADDLE1] = centre
+    # The reset's own frames, and the acts after it until the host asks otherwise, turn a
+    # paddle at full strength (ALE's default paddle_strength 1.0).
+    st[env, L.ENV_PADDLE_DELTA] = PADDLE_DELTA
+    st[env, L.ENV_PADDLE_REQUEST] = PADDLE_DELTA
     system_reset(rom, scheme, ram, st, fb, rng, env)
     emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
             np.int32(RESET_NOOP_FRAMES))

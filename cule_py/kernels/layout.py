@@ -3,7 +3,7 @@
 One row holds everything scalar about one console: CPU registers, the system clock, TIA
 registers and render bookkeeping, the RIOT timer and ports, the cartridge's bank registers (and
 Pitfall II's DPC chip), the inputs the environment sets before each frame, and ALE's environment
-bookkeeping (sticky action, frame counters, paddle resistances). RAM (128 bytes per console,
+bookkeeping (sticky action, frame counters, paddle resistances and strength). RAM (128 bytes per console,
 then the cartridge's own RAM where it has some), the two frame buffers and the ROM
 live in their own arrays. On the CPU the rows are contiguous per console; the GPU backend
 allocates the same array field-major and passes the transposed view.
@@ -47,6 +47,7 @@ _FIELDS = """
     DPC_FLAG0 DPC_FLAG1 DPC_FLAG2 DPC_FLAG3 DPC_FLAG4 DPC_FLAG5 DPC_FLAG6 DPC_FLAG7
     DPC_MUSIC5 DPC_MUSIC6 DPC_MUSIC7
     DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
+    ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
 """.split()
 
 STATE_FIELDS = len(_FIELDS)
@@ -214,6 +215,8 @@ DPC_RANDOM = 148
 DPC_CYCLES = 149
 DPC_FRAC_LO = 150
 DPC_FRAC_HI = 151
+ENV_PADDLE_DELTA = 152
+ENV_PADDLE_REQUEST = 153
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \
