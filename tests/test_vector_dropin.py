@@ -64,6 +64,21 @@ def test_info_keys_dtypes_and_values_equal_ale_py(game, kwargs):
             assert x.dtype == y.dtype and np.array_equal(x, y), t
 
 
+@pytest.mark.parametrize("env_id", ["ALE/Pong-v5", "ALE/Breakout-v5"])
+def test_info_keys_and_dtypes_through_env_ids(env_id):
+    """cule_py.make_vec(id) against gymnasium.make_vec(id, vectorization_mode=
+    "vector_entry_point") (sticky actions 0.25 as registered): the same info keys and dtypes."""
+    ours = cule_py.make_vec(env_id, 2)
+    theirs = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point")
+    pairs = [(ours.reset(seed=1)[1], theirs.reset(seed=1)[1])]
+    for t in range(60):
+        actions = np.array([t % 3, 1])
+        pairs.append((ours.step(actions)[-1], theirs.step(actions)[-1]))
+    theirs.close()
+    for t, (a, b) in enumerate(pairs):
+        assert sorted(a) == sorted(b) and _dtypes(a) == _dtypes(b), t
+
+
 def test_episode_statistics_in_gymnasium_format():
     """episode_statistics=True adds info["episode"] {"r", "l", "t"} and info["_episode"] as
     gymnasium's RecordEpisodeStatistics writes them, for the env's episodes; "r" is the
