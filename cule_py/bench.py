@@ -235,8 +235,11 @@ def _kernel_cache_note(what: str) -> None:
 
     root = cache_root()
     files = sum(1 for p in root.rglob("*.nbi")) if root.is_dir() else 0
+    # numba-cuda fires no compile event: the CUDA kernels cannot announce their own compile.
+    missing = ("any missing one compiles now, saying so" if what == "CPU" else
+               "a missing one compiles first, for minutes")
     _progress(f"loading the {what} kernels from the numba cache {root} ({files} kernels there; "
-              f"any missing one compiles now, saying so)")
+              f"{missing})")
 
 
 def _free_gpu_memory() -> None:
