@@ -403,7 +403,9 @@ def _cpu_main(args) -> None:
     import ale_py
 
     quick = args.quick
-    games = (args.games or ["pong", "breakout"])[: 1 if quick else None]
+    # Breakout first: its warm-up is 250 steps against Pong's 1000, so the first row comes in
+    # about a minute instead of a minute and a half.
+    games = (args.games or ["breakout", "pong"])[: 1 if quick else None]
     rounds = 1 if quick else args.rounds
     envs_per_core = 2 if quick else args.envs_per_core
     window_steps = 20 if quick else (args.window_steps or 200)
@@ -490,7 +492,8 @@ def main(argv=None) -> None:
     mode.add_argument("--cpu", action="store_true",
                       help="the CPU steady-state comparison even when a GPU is present")
     parser.add_argument("--games", nargs="+", default=None,
-                        help="default: pong breakout (--emulator: breakout pong seaquest)")
+                        help="default: pong breakout (CPU run: breakout pong; --emulator: breakout "
+                             "pong seaquest)")
     parser.add_argument("--quick", action="store_true", help="a few seconds, for smoke tests")
     parser.add_argument("--rounds", type=int, default=3,
                         help="CPU and --emulator: paired rounds per game and core count")

@@ -496,11 +496,15 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
                 cores_list: Sequence[int] | None = None, rounds: int = 3,
                 warmup_steps: int | None = None, window_steps: int = 200, windows: int = 3,
                 seed: int = 0, time_budget: float | None = None,
-                progress: Callable[[str], None] | None = None) -> list[PairedComparison]:
+                progress: Callable[[str], None] | None = None,
+                on_comparison: Callable[[PairedComparison], None] | None = None
+                ) -> list[PairedComparison]:
     """cule_py's AtariVectorEnv against ale-py's on the CPU, steady state, per game and core
     count (default: 1 and `available_cores()`): `rounds` paired rounds, cule_py then ale-py with
     the order alternating per round, each side a fresh env of envs_per_core x cores envs on
-    `cores` threads and a full `measure_vector_env` (warm-up None: per-game default)."""
+    `cores` threads and a full `measure_vector_env` (warm-up None: per-game default).
+    `on_comparison` gets each game and core count as soon as its rounds are done (the benchmark
+    prints its row then, not minutes later with the others)."""
     if cores_list is None:
         cores_list = sorted({1, available_cores()})
     comparisons = []

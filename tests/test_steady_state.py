@@ -223,7 +223,7 @@ def test_python_m_cule_py_quick_runs():
     proc = subprocess.run([sys.executable, "-m", "cule_py", "--quick", "--cpu"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert "| pong | 1 | 2 |" in proc.stdout, proc.stdout
+    assert "| breakout | 1 | 2 |" in proc.stdout, proc.stdout
     assert "reset and first step" in proc.stderr and "numba cache" in proc.stderr
 
 
@@ -246,3 +246,25 @@ def test_raw_frames_count_consoles_that_play_and_time_their_resets():
     assert sum(w.reset_seconds for w in r.windows) > 0
     rates = [w.console_steps / w.seconds for w in r.windows]
     assert r.frames_per_s == pytest.approx(sum(rates) / 2)      # the median of two windows
+
+
+def test_compare_cpu_hands_over_each_row_when_done(monkeypatch):
+    """The benchmark prints a row as soon as its rounds are done, not all rows at the end."""
+    events = []
+
+    class Env:
+        def close(self):
+            pass
+
+    def measure(env, *, game, label, **kwargs):
+        events.append(("measure", game))
+        return types.SimpleNamespace(agent_steps_per_s=1.0, label=label)
+
+    monkeypatch.setattr(ss, "make_cule_env", lambda *a, **k: Env())
+    monkeypatch.setattr(ss, "make_ale_env", lambda *a, **k: Env())
+    monkeypatch.setattr(ss, "measure_vector_env", measure)
+    result = ss.compare_cpu(["breakout", "pong"], cores_list=[1], rounds=2,
+                            on_comparison=lambda c: events.append(("row", c.game)))
+    assert [c.game for c in result] == ["breakout", "pong"]
+    assert events == [("measure", "breakout")] * 4 + [("row", "breakout")] + \
+        [("measure", "pong")] * 4 + [("row", "pong")]
