@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import modes as game_modes
+from . import palette
 from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
@@ -314,6 +315,14 @@ class ConsoleBatch:
         rows = xp.arange(self.num_envs)
         return xp.ascontiguousarray(
             self.frame_buffers[rows, self.state[:, L.TIA_BUFFER], :self.height])
+
+    def to_rgb(self, screens):
+        """(..., 3) uint8 RGB of palette-index screens on the batch's device (ALE's getScreenRGB
+        of each): numba's byte loop on the CPU, a table lookup on the GPU."""
+        if self.gpu is None:
+            return palette.to_rgb(screens, self.pal)
+        table = palette.PAL_RGB if self.pal else palette.NTSC_RGB
+        return self.gpu.constant(np.asarray(table, np.uint8))[screens]
 
     def flags(self):
         """(lives, terminal, truncated) per console."""

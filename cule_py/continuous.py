@@ -16,7 +16,8 @@ from gymnasium import spaces
 from .errors import InvalidActionError, InvalidActionTypeError
 from .games import PADDLE_DELTA, Action
 
-__all__ = ["action_space", "joystick_actions", "paddle_deltas", "checked_actions"]
+__all__ = ["action_space", "joystick_actions", "paddle_deltas", "checked_actions",
+           "check_dtype_and_shape"]
 
 
 def _direction_table() -> np.ndarray:
@@ -46,14 +47,20 @@ def checked_actions(actions, count: int | None) -> np.ndarray:
     """`actions` as float32 (count, 3) (count None: one action, (3,)); the dtype must already be
     float32, as ale-py asserts."""
     actions = np.asarray(actions)
-    if actions.dtype != np.float32:
-        raise InvalidActionTypeError(f"continuous actions must be float32 (radius, theta, fire), "
-                                     f"got dtype {actions.dtype}")
-    shape = (3,) if count is None else (count, 3)
-    if actions.shape != shape:
-        raise InvalidActionError(f"continuous actions must have shape {shape}, got "
-                                 f"{actions.shape}")
+    check_dtype_and_shape(actions.dtype, actions.shape, count)
     return actions
+
+
+def check_dtype_and_shape(dtype, shape, count: int | None) -> None:
+    """Raise what ale-py's asserts raise for continuous actions that are not float32 of shape
+    (count, 3) (count None: (3,)); host and device arrays alike."""
+    if dtype != np.float32:
+        raise InvalidActionTypeError(f"continuous actions must be float32 (radius, theta, fire), "
+                                     f"got dtype {dtype}")
+    expected = (3,) if count is None else (count, 3)
+    if tuple(shape) != expected:
+        raise InvalidActionError(f"continuous actions must have shape {expected}, got "
+                                 f"{tuple(shape)}")
 
 
 def joystick_actions(actions: np.ndarray, threshold: float, xp=np) -> np.ndarray:

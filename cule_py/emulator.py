@@ -159,10 +159,7 @@ class AtariEmulator:
 
     def screen_rgb(self) -> np.ndarray:
         """(num_envs, height, 160, 3) uint8, ALE's getScreenRGB."""
-        if self.xp is np:
-            return palette.to_rgb(self._batch.screen(), self.is_pal)
-        table = palette.PAL_RGB if self.is_pal else palette.NTSC_RGB
-        return self._batch.gpu.constant(np.asarray(table, np.uint8))[self._batch.screen()]
+        return self._batch.to_rgb(self._batch.screen())
 
     def screen_grayscale(self) -> np.ndarray:
         """(num_envs, height, 160) uint8, ALE's getScreenGrayscale."""

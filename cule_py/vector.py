@@ -546,9 +546,7 @@ class AtariVectorEnv(VectorEnv):
         if self.continuous:
             if g.is_device_array(actions):
                 array = g.as_cupy(actions)
-                if array.dtype != np.float32 or array.shape != (self.batch_size, 3):
-                    continuous_.checked_actions(np.empty(array.shape, array.dtype),
-                                                self.batch_size)     # raises, as on the host
+                continuous_.check_dtype_and_shape(array.dtype, array.shape, self.batch_size)
             else:
                 array = self.xp.asarray(continuous_.checked_actions(actions, self.batch_size))
             checked = self._continuous_ids(array, ids)
@@ -681,11 +679,7 @@ class AtariVectorEnv(VectorEnv):
             raise IndexError(f"consoles must be indices in 0..{self.num_envs - 1}")
         rows = self._device_ids(ids)
         screens = b.frame_buffers[rows, b.state[rows, L.TIA_BUFFER], :b.height]
-        if self._gpu is None:
-            return palette_.to_rgb(screens, b.pal)
-        rgb = self.xp.asarray(np.array(palette_.PAL_RGB if b.pal else palette_.NTSC_RGB,
-                                       np.uint8))
-        return rgb[screens]
+        return b.to_rgb(screens)
 
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self.action_set]
