@@ -130,7 +130,7 @@ CACHE_ENABLED = _install()
 #: game logic). Whichever compiles first pays for most of it; the others reuse the parts.
 BIG_KERNELS = frozenset({"drive", "agent_step_cpu", "agent_reset_cpu"})
 #: Seconds the big kernels took together, cold, on a 2-core AMD EPYC VM shared with another job
-#: (numba 0.68.1, Python 3.11): 560 s in a first `python -m cule_py` (commit cade65b), 702 s for
+#: (numba 0.68.1, Python 3.11): 560 s in a first `python -m cule_py` (commit 9d5b5c0), 702 s for
 #: `python -m cule_py.precompile` with NUMBA_CPU_NAME=generic (commit 72a7df9's kernels).
 BIG_KERNELS_SECONDS = 600
 
