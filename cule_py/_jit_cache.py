@@ -6,7 +6,8 @@ cached instead under a fingerprint of *all* kernel sources (plus the numba versi
 any kernel file gives a new fingerprint, a new directory and a fresh compile.
 
 The cache lives in `$CULE_PY_CACHE_DIR`, else `$NUMBA_CACHE_DIR/cule_py`, else
-`~/.cache/cule_py`. Set `CULE_PY_NO_CACHE=1` to compile in memory only.
+`~/.cache/cule_py`. Set `CULE_PY_NO_CACHE=1` to compile in memory only. `CULE_PY_CPU_CORE=decoded` (the GPU's 6507
+path on the CPU backend) has its own fingerprint.
 
 Two things make a cold cache bearable for a new user:
 * a one-line notice on stderr when a kernel is about to compile (a cache hit says nothing),
@@ -33,9 +34,25 @@ import numba
 KERNEL_DIR = pathlib.Path(__file__).resolve().parent / "kernels"
 
 
+CPU_CORES = ("fast", "decoded")
+
+
+def cpu_core() -> str:
+    """Which 6507 the CPU backend compiles: "fast" (console_fast_path, the default) or "decoded"
+    (`CULE_PY_CPU_CORE=decoded`: the decoded core, the code path the GPU runs, so that the GPU's
+    path can be checked for exactness on a machine without one; slower)."""
+    choice = os.environ.get("CULE_PY_CPU_CORE", "fast")
+    if choice not in CPU_CORES:
+        raise ValueError(f"CULE_PY_CPU_CORE must be one of {CPU_CORES}, got {choice!r}")
+    return choice
+
+
 def source_fingerprint(kernel_dir: pathlib.Path = KERNEL_DIR) -> str:
-    """sha256 over every kernel source file (path and bytes) and the numba version."""
+    """sha256 over every kernel source file (path and bytes), the numba version and the CPU core
+    choice (the two cores compile to different machine code from the same sources)."""
     digest = hashlib.sha256(numba.__version__.encode())
+    if cpu_core() != "fast":
+        digest.update(cpu_core().encode())
     for path in sorted(kernel_dir.rglob("*.py")):
         digest.update(str(path.relative_to(kernel_dir)).encode())
         digest.update(path.read_bytes())

@@ -63,6 +63,17 @@ def test_names_and_sass_by_function():
     assert functions["__cuda_sm20_rem_s64"]["sass"] == 1
 
 
+def test_fused_float32_products_are_told_from_range_checks():
+    """An FFMA multiplying two values counts (a product rounded once instead of twice); one with
+    the zero register as a factor is the float64 division's range check and does not."""
+    lines = ["/*84130*/  FFMA R42, RZ, 11.137915611267089844, R35 ;",
+             "/*84140*/  FFMA R1, R2, R3, R4 ;",
+             "/*84150*/  @P0 FFMA.FTZ R1, -R2, c[0x0][0x10], R4 ;",
+             "/*84160*/  FFMA R1, R2, -RZ, R4 ;",
+             "/*84170*/  FMUL R1, R2, R3 ;"]
+    assert len(G._FFMA_PRODUCT.findall("\n".join(lines))) == 2
+
+
 def test_link_log_and_caps():
     per = G.parse_link_log(LINK_LOG)
     assert per["cule_py.kernels.console.device_read"]["spill_store_bytes"] == 8
@@ -165,6 +176,8 @@ def test_console_kernels_within_their_caps(which, capsys):
     if which == "drive" and G.find_nvdisasm():
         names = {G._short(f) for f in row["functions"]}
         assert set(G.OUTLINED) <= names, sorted(names)
+    if G.find_nvdisasm():
+        assert row["fused_float32_products"] == 0, row["fused_multiply_adds"]
 
 
 @pytest.mark.slow

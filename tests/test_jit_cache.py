@@ -40,6 +40,20 @@ def test_fingerprint_covers_every_kernel_file(tmp_path):
     assert _jit_cache.source_fingerprint(kernels) == original
 
 
+def test_decoded_cpu_core_has_its_own_fingerprint(monkeypatch):
+    """CULE_PY_CPU_CORE=decoded compiles other machine code from the same sources: it must never
+    load the fast path's cache entries, nor they its."""
+    fast = _jit_cache.source_fingerprint()
+    monkeypatch.setenv("CULE_PY_CPU_CORE", "decoded")
+    assert _jit_cache.cpu_core() == "decoded"
+    assert _jit_cache.source_fingerprint() != fast
+    monkeypatch.setenv("CULE_PY_CPU_CORE", "fast")
+    assert _jit_cache.source_fingerprint() == fast
+    monkeypatch.setenv("CULE_PY_CPU_CORE", "decode")
+    with pytest.raises(ValueError, match="CULE_PY_CPU_CORE must be one of"):
+        _jit_cache.cpu_core()
+
+
 def run_probe(package_root: pathlib.Path, cache: pathlib.Path) -> int:
     env = dict(os.environ, CULE_PY_CACHE_DIR=str(cache), PYTHONPATH=str(package_root))
     env.pop("CULE_PY_NO_CACHE", None)

@@ -378,10 +378,16 @@ def sass_by_function(sass: str) -> dict:
     return out
 
 
+FUSED_OPCODES = ("FFMA", "DFMA", "HFMA2")
+# FFMA d, a, b, c with neither a nor b the zero register (a real product fused into an add).
+_FFMA_PRODUCT = re.compile(r"\bFFMA(?:\.\w+)*\s+\w+,(?!\s*-?RZ\b)[^,]+,(?!\s*-?RZ\b)[^,]+,")
+
+
 def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
     """Everything the static part reports for one kernel's cubin (and link log)."""
     attributes = cubin_attributes(cubin)
-    functions = sass_by_function(disassemble(cubin)) if find_nvdisasm() else {}
+    sass = disassemble(cubin) if find_nvdisasm() else ""
+    functions = sass_by_function(sass) if sass else {}
     entry = next((f for f in attributes["frame_bytes"] if f.endswith("." + name)), None)
     row = {"kernel": name, "registers": max(attributes["registers"].values(), default=None),
            "frame_bytes": attributes["frame_bytes"].get(entry, max(
@@ -389,7 +395,14 @@ def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
            "sass": attributes["sass"],
            "spill_instructions": sum(f["spill"] for f in functions.values()),
            "functions": {f: {"sass": v["sass"], "spill": v["spill"], "calls": v["calls"]}
-                         for f, v in functions.items()}}
+                         for f, v in functions.items()},
+           # Fused multiply-adds round once where ALE rounds twice (kernels/exact_float.py).
+           # Harmless ones remain: inside the correctly rounded float64 division routine, and
+           # where a factor is a power of two (DPC's clock fraction). `fused_float32_products`
+           # counts FFMAs that multiply two non-zero values: the observation's resize had 14.
+           "fused_multiply_adds": {op: sum(v["opcodes"][op] for v in functions.values())
+                                   for op in FUSED_OPCODES},
+           "fused_float32_products": len(_FFMA_PRODUCT.findall(sass))}
     if log is not None:
         per = parse_link_log(log)
         row["link"] = per

@@ -46,6 +46,7 @@ from numba.extending import register_jitable
 from .._jit_cache import CACHE_ENABLED
 from . import environment as E
 from . import layout as L
+from .exact_float import mul_f32
 from .mt19937 import mt_next
 
 # agent[env, field] (int32): per-console agent state.
@@ -165,11 +166,6 @@ def clear_raw(raw, cfg, env, slot):
         raw[env, slot, k] = 0
 
 
-@register_jitable
-def f32mul(a, b):
-    """float32(a) * float32(b) rounded once to float32. Through float64, where the product of two
-    24-bit significands is exact, so that no compiler can fuse it into a following addition."""
-    return np.float32(np.float64(a) * np.float64(b))
 
 
 @register_jitable
@@ -207,17 +203,17 @@ def resize_into(raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
             src = base + np.int32(xs[t]) * ch
             alpha = xa[t]
             for c in range(ch):
-                scratch[env, 0, dst + c] = scratch[env, 0, dst + c] + f32mul(
+                scratch[env, 0, dst + c] = scratch[env, 0, dst + c] + mul_f32(
                     np.float32(raw[env, 0, src + c]), alpha)
         if dy != prev:
             out = prev * row_out
             for k in range(row_out):
                 obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
-                scratch[env, 1, k] = f32mul(beta, scratch[env, 0, k])
+                scratch[env, 1, k] = mul_f32(beta, scratch[env, 0, k])
             prev = dy
         else:
             for k in range(row_out):
-                scratch[env, 1, k] = scratch[env, 1, k] + f32mul(beta, scratch[env, 0, k])
+                scratch[env, 1, k] = scratch[env, 1, k] + mul_f32(beta, scratch[env, 0, k])
     out = prev * row_out
     for k in range(row_out):
         obs[env, slot, out + k] = round_u8(scratch[env, 1, k])

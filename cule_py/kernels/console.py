@@ -236,5 +236,9 @@ def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
             run_frame(rom, scheme, ram, st, fb, env)
 
 
-# The CPU backend's version of run_instructions (registered for numba's CPU target only).
-from . import console_fast_path  # noqa: E402,F401
+# The CPU backend's version of run_instructions (registered for numba's CPU target only), unless
+# CULE_PY_CPU_CORE=decoded asks the CPU backend to run the decoded core, as the GPU does.
+from .._jit_cache import cpu_core  # noqa: E402
+
+if cpu_core() == "fast":
+    from . import console_fast_path  # noqa: E402,F401
