@@ -237,13 +237,31 @@ def _frameskip_of(env) -> int:
     return int(AGENT_SETTINGS["frameskip"])
 
 
+MIN_WINDOW = 5
+
+
+def _fitted_window(length: int, windows: int, budget: float | None, seconds_per_unit: float,
+                   notes: list, unit: str) -> int:
+    """`length`, or fewer units (at least MIN_WINDOW) when `windows` windows of it would not fit
+    in `budget` seconds at `seconds_per_unit`; the shortening is noted."""
+    if budget is None or seconds_per_unit <= 0:
+        return length
+    fits = max(MIN_WINDOW, int(budget / windows / seconds_per_unit))
+    if fits >= length:
+        return length
+    notes.append(f"windows shortened from {length} to {fits} {unit} to fit the {budget:g} s "
+                 f"window budget")
+    return fits
+
+
 def measure_vector_env(env, *, game: str, label: str, backend: str,
                        warmup_steps: int | None = None, window_steps: int = 200,
                        windows: int = 3, seed: int = 0, time_budget: float | None = None,
                        sync: Callable[[], None] | None = None,
                        progress: Callable[[str], None] | None = None,
                        threads: int | None = None,
-                       frameskip: int | None = None) -> SteadyStateResult:
+                       frameskip: int | None = None,
+                       window_budget: float | None = None) -> SteadyStateResult:
     """Steady-state throughput of a Gymnasium vector env (cule_py's or ale-py's AtariVectorEnv)
     under random actions: reset(seed=seed), one untimed first step (kernels load here), warm-up to
     `warmup_steps` (None: `default_warmup_steps(game)`; `time_budget` seconds may cut it, never
@@ -251,6 +269,8 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
     `window_steps` steps. `sync` runs before starting and before stopping each timer (a GPU's
     synchronize); `progress` receives a line now and then; `threads` is recorded as given;
     `frameskip` (None: read from a cule_py env, else AGENT_SETTINGS') turns steps into frames.
+    `window_budget` (seconds for all windows together) shortens the windows to what fits at the
+    warm-up's pace, so that a measurement stays inside a command's time limit (noted).
     The warm-up restarts the consoles in STAGGER_GROUPS groups at evenly spaced steps (see
     there), through reset(options={"reset_mask": ...}), which both AtariVectorEnvs take.
     cule_py's env has its autoreset launches timed during the windows only."""
@@ -316,6 +336,8 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
         f"of {n} consoles, distinct RAM {'n/a' if distinct_ram is None else distinct_ram}, "
         f"distinct observations {'n/a' if distinct_obs is None else distinct_obs}")
 
+    window_steps = _fitted_window(window_steps, windows, window_budget,
+                                  warmup_seconds / max(1, done - 1), notes, "steps")
     measured = []
     if timed_resets:
         env._time_autoresets(True)
@@ -353,7 +375,8 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
                      windows: int = 3, reset_every: int = 1, seed: int = 0,
                      time_budget: float | None = None, sync: Callable[[], None] | None = None,
                      progress: Callable[[str], None] | None = None,
-                     threads: int | None = None) -> SteadyStateResult:
+                     threads: int | None = None,
+                     window_budget: float | None = None) -> SteadyStateResult:
     """Raw frames in steady state: `emulator.act` (cule_py's AtariEmulator on either device), one
     frame per console per call, random minimal-set actions, consoles at game
     over reset every `reset_every` frames (1: before the next frame, as ALE's own loop does; on a
@@ -361,7 +384,8 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
     `warmup_frames` (>= DECORRELATION_FRAMES unless a `time_budget` cuts it) decorrelate the
     consoles, then `windows` timed windows of `window_frames` frames count the frames of consoles
     not at game over (a console at game over does not emulate) and the time spent in resets
-    (CUDA events around them on a GPU). A "step" of the result is one frame (frameskip 1)."""
+    (CUDA events around them on a GPU). A "step" of the result is one frame (frameskip 1).
+    `window_budget` as in measure_vector_env."""
     say = progress or (lambda line: None)
     sync = sync or (lambda: None)
     n = emulator.num_envs
@@ -409,6 +433,8 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
     distinct = _distinct_rows(np.ascontiguousarray(
         emulator.ram().get() if on_device else emulator.ram()))
     say(f"{label}: warm-up {done} frames in {warmup_seconds:.1f} s; distinct RAM {distinct}/{n}")
+    window_frames = _fitted_window(window_frames, windows, window_budget,
+                                   warmup_seconds / max(1, done), notes, "frames")
     measured = []
     for index in range(windows):
         rows = action_rows(window_frames)

@@ -76,7 +76,10 @@ def test_dry_run_runs_every_stage(tmp_path):
 def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files():
     script = (RUNBOOK / "device.sh").read_text()
     subprocess.run(["bash", "-n", str(RUNBOOK / "device.sh")], check=True)
+    count = {}
     for stage in ("1)", "2)", "3)"):
         line = next(li for li in script.splitlines() if li.strip().startswith(stage))
         files = line.split('"')[1].split()
         assert 1 <= len(files) <= 8, line
+        count[stage] = len(files)
+    assert count["1)"] + count["2)"] <= 8      # `device.sh 1 2` is one call

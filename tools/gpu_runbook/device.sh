@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from the repository root, one command per stage:
-#     bash tools/gpu_runbook/device.sh 1      (2, 3)
+# On a lent GPU machine, from the repository root, one command for stages 1 and 2, one for 3:
+#     bash tools/gpu_runbook/device.sh 1 2       then      bash tools/gpu_runbook/device.sh 3
+# (one stage with its options: bash tools/gpu_runbook/device.sh 2 --time-limit 200)
 # The device call must carry .gpurun and .whl (made by `python tools/gpu_runbook prepare`).
-# Sets up the carried wheels and the precompiled kernel cache, runs the stage with its time
-# limit, and copies the stage's files to $OUT (at most 8 files come back from a call).
+# Sets up the carried wheels and the precompiled kernel cache and runs each stage with its time
+# limit. With $OUT set (a device call) the stages write straight into $OUT, so that what they
+# wrote comes back even when the command is stopped at its limit; the records of earlier calls
+# carried in .gpurun/results are copied there first, so that a stage resumes where it stopped.
 set -uo pipefail
-stage=${1:?usage: device.sh STAGE [stage options]}
-shift
+[ $# -ge 1 ] || { echo "usage: device.sh STAGE [STAGE...] | device.sh STAGE [stage options]"; exit 2; }
 cd "$(dirname "$0")/../.."
-results=.gpurun/results
+if [ -n "${OUT:-}" ]; then results=$OUT; else results=.gpurun/results; fi
 mkdir -p "$results"
 if ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -21,14 +23,33 @@ export PYTHONUNBUFFERED=1
 # The exactness stage runs up to 32 games at once, each on its own stream: give them 32 hardware
 # queues (the default 8 would serialise streams that share one). Read when the context is made.
 export CUDA_DEVICE_MAX_CONNECTIONS=32
-python3 tools/gpu_runbook stage "$stage" --results "$results" "$@"
-code=$?
-if [ -n "${OUT:-}" ]; then
-    case $stage in
-        1) files="preflight.json exactness_cuda.jsonl stage1.log" ;;
-        2) files="throughput.jsonl stage2.log" ;;
-        3) files="profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log stage3.log" ;;
+
+files_of() {       # what a stage writes (at most 8 files come back from a call)
+    case $1 in
+        1) echo "preflight.json exactness_cuda.jsonl stage1.log" ;;
+        2) echo "throughput.jsonl stage2.log" ;;
+        3) echo "profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log stage3.log" ;;
     esac
-    for f in $files; do [ -f "$results/$f" ] && cp "$results/$f" "$OUT/"; done
-fi
+}
+
+stages=()
+options=()
+for arg in "$@"; do
+    case $arg in
+        1|2|3) [ ${#options[@]} -eq 0 ] && stages+=("$arg") || options+=("$arg") ;;
+        *) options+=("$arg") ;;
+    esac
+done
+code=0
+for stage in "${stages[@]}"; do
+    if [ "$results" != .gpurun/results ]; then
+        for f in $(files_of "$stage"); do
+            [ -f ".gpurun/results/$f" ] && cp ".gpurun/results/$f" "$results/"
+        done
+    fi
+    python3 tools/gpu_runbook stage "$stage" --results "$results" "${options[@]}"
+    code=$?
+    # 2: a kernel is missing from the carried cache; later stages would compile it for minutes.
+    [ $code -eq 2 ] && break
+done
 exit $code

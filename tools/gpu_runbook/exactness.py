@@ -6,7 +6,7 @@ Two modes, each game one *job* (a spec, saved with its results so that the other
 * emulator: every supported game (sorted rom ids of cule_py.games.GAMES whose scheme is in
   kernels.cart.SCHEME_IDS and whose rom id is in kernels.game_logic.IMPLEMENTED; 104 today) on
   `cule_py.AtariEmulator`, sticky actions 0.25, random legal actions held 1-8 frames (the
-  schedule of tools/gpu_check.py), full scale 64 consoles x 500 frames. After every frame each
+  schedule of tools/gpu_check.py), full scale 64 consoles x 200 frames. After every frame each
   console folds five values into running digests d <- d * M + v (mod 2**64): the hash of its RAM,
   the hash of its screen, its reward, lives and game-over flag. Resets: every `reset_every`
   frames the consoles at game over, and at host-chosen frames (a seeded RNG both sides share,
@@ -14,7 +14,7 @@ Two modes, each game one *job* (a spec, saved with its results so that the other
 * vector: ten games (VECTOR_GAMES: 2K, 4K, F8, E0, DPC and F8SC schemes) on
   `cule_py.vector.AtariVectorEnv(autoreset_mode="Disabled", episodic_life=True,
   repeat_action_probability=0.25)`, v5 defaults otherwise (frameskip 4, noop starts, fire reset,
-  84x84 grayscale stack of 4), random actions, full scale 256 consoles x 500 agent steps (2,000
+  84x84 grayscale stack of 4), random actions, full scale 256 consoles x 200 agent steps (800
   frames). Each step folds the hash of the observation, reward, terminated, truncated and lives;
   every `reset_every` steps (staggered across games by `reset_offset`) the env is reset with
   options={"reset_mask": terminated or truncated since the last reset, or forced (a host-chosen
@@ -94,6 +94,9 @@ streams); cupy's first-use compiles on a cold cupy cache (~20 small kernels, onc
 resets ~ 110-210 s, all ten at once from the start. About 200-300 s in all; with 8 queues (the
 variable not taking effect) the emulator mode would take ~2.5x longer and end in partial and
 not_reached rows, which the next command resumes. One game after another would be ~70 minutes.
+Measured on an H200 (2026-11-26, 500 frames / steps a job): emulator jobs 52-134 s for 500
+frames (0.1-0.27 s a frame, 32 jobs at a time), the vector jobs 900-1,100 of their 2,000 frames
+in 190 s; 44 of 114 jobs reached in 200 s. Hence 200 frames / 200 steps a job since.
 
 Both sides run the same job code (EmulatorJob, VectorJob) through a backend: CpuBackend (numpy,
 no streams, events that are always done) or GpuBackend (cupy, one stream per slot, events, pinned
@@ -150,9 +153,11 @@ CSV_FIELDS = ["game", "mode", "consoles", "frames", "frames_target", "result",
 # job may have in flight on the GPU.
 SCALES = {
     "full": {
-        "emulator": dict(games=None, consoles=64, units=500, checkpoint_every=100,
+        # Sized for 240 s (15 minutes of device time per session): a 64-console job ran 0.1-0.25 s
+        # a frame on the H200, 32 jobs at a time; 500 frames per game reached 44 of 114 jobs.
+        "emulator": dict(games=None, consoles=64, units=200, checkpoint_every=50,
                          reset_every=50, force_rate=0.01, force_fraction=1 / 8, ahead=24),
-        "vector": dict(games=VECTOR_GAMES, consoles=256, units=500, checkpoint_every=25,
+        "vector": dict(games=VECTOR_GAMES, consoles=256, units=200, checkpoint_every=25,
                        reset_every=50, force_rate=0.0, force_fraction=1 / 16, ahead=6),
         "slots": 32,
     },

@@ -93,7 +93,7 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
             env, game=game, label=f"{backend} {game} x{consoles}", backend=backend,
             warmup_steps=8 if tiny else S.default_warmup_steps(game),
             window_steps=4 if tiny else _window(50, consoles), windows=3, seed=0,
-            time_budget=budget,
+            time_budget=budget * 0.5, window_budget=budget * 0.45,
             sync=_sync(item["device"]), progress=log, threads=threads)
     finally:
         env.close()
@@ -121,7 +121,7 @@ def measure_raw(item: dict, scale: str, budget: float, log) -> dict:
         backend=f"cule_py-{device}", warmup_frames=12 if tiny else 300,
         window_frames=6 if tiny else _window(100, consoles), windows=3,
         reset_every=4 if tiny else 25, seed=1,
-        time_budget=budget * 0.6, sync=sync, progress=log)
+        time_budget=budget * 0.6, window_budget=budget * 0.35, sync=sync, progress=log)
     return dict(result.as_dict(), build_s=build_s)
 
 
