@@ -293,10 +293,27 @@ def play_batch(batch, ales, frames: int, seed: int, *, reset_chance: float = 0.0
 
 
 class _FakeStream:
+    """A stream on which everything has already happened (numpy runs at once)."""
+
     ptr = 0
+
+    def __init__(self, *args, **kwargs):
+        pass
 
     def synchronize(self):
         pass
+
+    def record(self, event=None):
+        return event or _FakeEvent()
+
+    def wait_event(self, event):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 class _FakeEvent:

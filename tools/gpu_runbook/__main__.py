@@ -1,4 +1,4 @@
-"""The GPU runbook: what a lent GPU has to show, run unattended in three commands.
+"""The GPU runbook: what a lent GPU has to show, run unattended in two commands.
 
     python tools/gpu_runbook prepare                   # here: kernels precompiled, wheels (once)
     bash tools/gpu_runbook/device.sh 1 2               # there: preflight + exactness (4 min),

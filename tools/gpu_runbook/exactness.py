@@ -12,8 +12,8 @@ Two modes, each game one *job* (a spec, saved with its results so that the other
   frames the consoles at game over, and at host-chosen frames (a seeded RNG both sides share,
   about one frame in a hundred) a host-chosen eighth of the consoles, whatever their state.
 * vector: ten games (VECTOR_GAMES: 2K, 4K, F8, E0, DPC and F8SC schemes) on
-  `cule_py.vector.AtariVectorEnv(autoreset_mode="Disabled", episodic_life=True,
-  repeat_action_probability=0.25)`, v5 defaults otherwise (frameskip 4, noop starts, fire reset,
+  `cule_py.vector.AtariVectorEnv(autoreset_mode="Disabled" or, every other game, "NextStep",
+  episodic_life=True, repeat_action_probability=0.25)`, v5 defaults otherwise (frameskip 4, noop starts, fire reset,
   84x84 grayscale stack of 4), random actions, full scale 256 consoles x 200 agent steps (800
   frames). Each step folds the hash of the observation, reward, terminated, truncated and lives;
   every `reset_every` steps (staggered across games by `reset_offset`) the env is reset with
@@ -199,6 +199,7 @@ class Spec:
     seed: int = SEED
     repeat_action_probability: float = 0.25
     ahead: int = 4                   # GPU run-ahead (units in flight); no effect on the digests
+    autoreset: str = "Disabled"      # vector: the env's autoreset_mode
 
     @property
     def frames_per_unit(self) -> int:
@@ -226,7 +227,10 @@ def stage_specs(scale: str) -> list[Spec]:
         games = list(c.pop("games") or supported_games())
         for i, game in enumerate(games):
             offset = (i * c["reset_every"]) // len(games) if mode == "vector" else 0
-            specs.append(Spec(mode=mode, game=game, reset_offset=offset, **c))
+            # Every other vector game autoresets NextStep: on the GPU its resets run on a
+            # second stream beside the step (AtariVectorEnv._step_beside_resets).
+            extra = {"autoreset": "NextStep" if i % 2 else "Disabled"} if mode == "vector" else {}
+            specs.append(Spec(mode=mode, game=game, reset_offset=offset, **c, **extra))
     for s in specs:
         assert s.units % s.checkpoint_every == 0, s
     return specs
@@ -569,7 +573,7 @@ class VectorJob(Job):
         self.started_at = t
         with b.on(self.stream):
             self.env = AtariVectorEnv(
-                s.game, s.consoles, device=b.emulator_device, autoreset_mode="Disabled",
+                s.game, s.consoles, device=b.emulator_device, autoreset_mode=s.autoreset,
                 episodic_life=True, repeat_action_probability=s.repeat_action_probability,
                 seed=s.seed)
             obs, info = self.env.reset(seed=s.seed)
