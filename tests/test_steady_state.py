@@ -129,6 +129,24 @@ def test_time_budget_cuts_the_warmup_but_not_below_300_frames(clock):
     assert r.warmup_steps == r.warmup_target == ss.OTHER_GAMES_WARMUP_STEPS
 
 
+def test_window_budget_shortens_windows_to_the_warmup_pace(clock):
+    """The first GPU run's Breakout windows (50 steps at ~1 s a step) overran their command's
+    budget: with `window_budget`, windows shrink to what fits at the warm-up's seconds per step
+    (here 0.01 s: 0.15 s for 3 windows is 5 steps each), and the shortening is noted."""
+    r = ss.measure_vector_env(FakeEnv(clock), game="pong", label="fake", backend="cpu",
+                              warmup_steps=80, window_steps=10, windows=3, window_budget=0.15,
+                              frameskip=4)
+    assert [w.steps for w in r.windows] == [5, 5, 5]
+    assert any("shortened from 10 to 5 steps" in note for note in r.notes)
+    r = ss.measure_vector_env(FakeEnv(clock), game="pong", label="fake", backend="cpu",
+                              warmup_steps=80, window_steps=10, windows=3, window_budget=100.0,
+                              frameskip=4)
+    assert [w.steps for w in r.windows] == [10, 10, 10] and not r.notes
+    notes: list = []
+    assert ss._fitted_window(200, 3, 0.001, 1.0, notes, "frames") == ss.MIN_WINDOW
+    assert ss._fitted_window(200, 3, None, 1.0, notes, "frames") == 200
+
+
 def test_envs_without_the_hook_have_no_reset_share(clock):
     env = FakeEnv(clock)
     plain = types.SimpleNamespace(num_envs=4, single_action_space=Discrete(3), reset=env.reset,
