@@ -78,10 +78,12 @@ def _operand_bytes(rng, mode):
 
 def _machines():
     """(game, batch) pairs: a 2K game, a 4K game, an F8SC one (window, hotspots, cart RAM), an
-    E0 one (a window per 1K segment) and the DPC one (the chip's registers below the window),
-    each a few hundred frames in so the TIA's state is a real one."""
+    E0 one (a window per 1K segment), the DPC one (the chip's registers below the window) and the
+    FE one (a window per half, chosen by the CPU's A13), each a few hundred frames in so the
+    TIA's state is a real one."""
     out = []
-    for game in ("pong", "space_invaders", "ms_pacman", "montezuma_revenge", "pitfall2"):
+    for game in ("pong", "space_invaders", "ms_pacman", "montezuma_revenge", "pitfall2",
+                 "robotank"):
         emu = cule_py.AtariEmulator(game, 1, seed=3)
         rng = np.random.default_rng(0)
         for _ in range(120):
@@ -112,11 +114,17 @@ def _case(rng, batch, opcode):
         st[0, L.CART_BANK] = int(rng.integers(0, size // 4096))
     # The instruction in the current bank's window (sometimes at its edge), its operand after it;
     # E0: the window of a random segment.
-    segment_pc = 0x1000 | (int(rng.integers(0, 4)) << 10)
-    base, mask, start, span = (int(v) for v in cart.fast_rom_window(scheme, st, 0, segment_pc))
-    low, high = start - 0x1000, start - 0x1000 + span
+    # FE: the half of a random A13 (the other address lines above A12 at random too).
+    a13 = int(rng.integers(0, 2))
+    segment_pc = 0x1000 | (int(rng.integers(0, 4)) << 10) | (a13 << 13)
+    base, mask, start, span, fold = (int(v) for v in
+                                     cart.fast_rom_window(scheme, st, 0, segment_pc))
+    low = start & 0x0FFF
+    high = low + span
     offset = int(rng.integers(low, high - 3)) if rng.random() < 0.9 else high - 2
     pc = 0x1000 | offset | (int(rng.integers(0, 8)) << 13)
+    if fold & 0x2000:
+        pc = 0x1000 | offset | (a13 << 13) | (int(rng.integers(0, 4)) << 14)
     mode = int(oc.ADDRESS_MODE[opcode])
     image = [opcode] + _operand_bytes(rng, mode)
     for i, byte in enumerate(image):

@@ -103,24 +103,28 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 @register_jitable
 def fast_rom_window(scheme, st, env, pc):
     """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
-    (base, mask, start, span): an address whose low 13 bits lie in [start, start + span) (A12
-    set) reads `rom[base + (addr & mask)]` and has no side effect, in the current banks. E0's
+    (base, mask, start, span, fold): an address `addr` with `addr & fold` in [start, start +
+    span) (A12 set) reads `rom[base + (addr & mask)]` and has no side effect, in the current
+    banks. `fold` is 0x1FFF (the 13 address lines) except for FE, whose half is chosen by the
+    CPU's A13 (cart_fe): its window is the half holding `pc`, A13 kept in the test. E0's
     window is the 1K segment holding `pc` (the fast path recomputes it after every instruction
 that was not plain ROM and RAM, so it follows code that left the segment);
     DPC's is its bank between the chip's registers and the hotspots. Schemes with hotspots
     elsewhere give an empty window (the slow path)."""
+    lines = np.int32(0x1FFF)
     if scheme == SCHEME_2K:
-        return np.int32(0), np.int32(0x07FF), np.int32(0x1000), np.int32(0x1000)
+        return np.int32(0), np.int32(0x07FF), np.int32(0x1000), np.int32(0x1000), lines
     if scheme == SCHEME_4K:
-        return np.int32(0), np.int32(0x0FFF), np.int32(0x1000), np.int32(0x1000)
+        return np.int32(0), np.int32(0x0FFF), np.int32(0x1000), np.int32(0x1000), lines
     if scheme <= SCHEME_FASC:
         ram_ports = ram_port_bytes(scheme)
-        return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), 0x1000 + ram_ports,
-                np.int32(HOTSPOTS_FROM) - ram_ports)
+        return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF),
+                np.int32(0x1000 + ram_ports), np.int32(HOTSPOTS_FROM - ram_ports), lines)
     if scheme == SCHEME_E0:
         segment = (pc >> 10) & 3
         if segment == 3:        # slice 7, up to the hotspots at $1FE0
-            return np.int32(7 << 10), np.int32(0x03FF), np.int32(0x1C00), np.int32(0x03E0)
+            return (np.int32(7 << 10), np.int32(0x03FF), np.int32(0x1C00), np.int32(0x03E0),
+                    lines)
         if segment == 0:
             slice_ = np.int32(st[env, L.CART_BANK])
         elif segment == 1:
@@ -128,11 +132,15 @@ that was not plain ROM and RAM, so it follows code that left the segment);
         else:
             slice_ = np.int32(st[env, L.CART_BANK2])
         return (slice_ << 10, np.int32(0x03FF), np.int32(0x1000 + (segment << 10)),
-                np.int32(0x0400))
+                np.int32(0x0400), lines)
     if scheme == SCHEME_DPC:    # the registers below $1080, the hotspots from $1FC0 (cart_dpc)
         return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), np.int32(0x1080),
-                np.int32(0x0F40))
-    return np.int32(0), np.int32(0), np.int32(0), np.int32(0)
+                np.int32(0x0F40), lines)
+    if scheme == SCHEME_FE:     # A13 set: the image's first 4K, clear: its second
+        high = (pc & 0x2000) != 0
+        return (np.int32(0 if high else 0x1000), np.int32(0x0FFF),
+                np.int32(0x3000 if high else 0x1000), np.int32(0x1000), np.int32(0x3FFF))
+    return np.int32(0), np.int32(0), np.int32(0), np.int32(0), lines
 
 
 @register_jitable(forceinline=False)

@@ -69,8 +69,8 @@ def rom_byte(rom, window, addr):
     """The byte at `addr` if it is plain ROM, else -1. One unsigned compare tells: the window's
     `start` includes A12, and an address below it wraps to a large unsigned offset; the unsigned
     index spares numba's negative-index wrap."""
-    base, mask, start, span = window
-    if np.uint32((addr & 0x1FFF) - start) < np.uint32(span):
+    base, mask, start, span, fold = window
+    if np.uint32((addr & fold) - start) < np.uint32(span):
         return np.int32(rom[np.uint32(base + (addr & mask))])
     return np.int32(-1)
 
