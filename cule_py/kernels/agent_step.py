@@ -166,8 +166,6 @@ def clear_raw(raw, cfg, env, slot):
         raw[env, slot, k] = 0
 
 
-
-
 @register_jitable
 def round_u8(v):
     """Round to nearest, ties to even, clamped to 0..255 (saturate_cast<uchar> of a float)."""
