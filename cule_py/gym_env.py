@@ -216,6 +216,11 @@ class ArrayTypeWrapper(VectorWrapper):
     def batch_size(self) -> int:
         return self.env.batch_size
 
+    @property
+    def autoreset_mode(self):
+        """The env's AutoresetMode (TorchRL's GymWrapper reads it from the env it wraps)."""
+        return self.env.autoreset_mode
+
 
 # -- the vector env -----------------------------------------------------------------------------
 def _build_vector(game: str, num_envs, device: str | None, array_type: str | None,
