@@ -2,7 +2,7 @@
 the GPU backend's host code (field-major arrays, cached table uploads, launches, the deferred
 range check of device actions), with numba's CUDA simulator running the kernels and numpy
 standing in for cupy (cule_py.testing.install_fake_cupy), against device="cpu" in the same
-child process.
+child process (three children, run at once: emulator, vector env, asynchronous batches).
 
 What this cannot show: cupy's own behaviour, real launches, speed; the lent-GPU runs do
 (tools/gpu_check.py, tools/gpu_runbook). The simulator interprets every emulated instruction
@@ -15,6 +15,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -24,7 +25,7 @@ import cule_py
 # numba's CUDA simulator in a child process, every emulated instruction in Python: minutes.
 pytestmark = [pytest.mark.cuda, pytest.mark.slow]
 
-CHILD = textwrap.dedent("""
+PRELUDE = textwrap.dedent("""
     from cule_py.testing import install_fake_cupy
     install_fake_cupy()
     import numpy as np
@@ -37,6 +38,11 @@ CHILD = textwrap.dedent("""
     def same(a, b, what):
         assert np.array_equal(np.asarray(a), np.asarray(b)), what
 
+""")
+
+# Three children, run at once (the simulator is single-threaded, CI has two cores).
+PARTS = {
+    "emulator": textwrap.dedent("""
     # AtariEmulator: loadROM, frames with device-array actions, snapshots, a masked reset.
     gpu = cule_py.AtariEmulator("pong", 2, device="cuda", seed=3, repeat_action_probability=0.25)
     cpu = cule_py.AtariEmulator("pong", 2, device="cpu", seed=3, repeat_action_probability=0.25)
@@ -70,7 +76,8 @@ CHILD = textwrap.dedent("""
     else:
         raise AssertionError("a device action 99 was never reported")
     print("emulator ok", flush=True)
-
+    """),
+    "vector": textwrap.dedent("""
     # AtariVectorEnv: seeded reset (power-on, noops, fire), steps with autoreset plumbing.
     kw = dict(repeat_action_probability=0.25, noop_max=3)
     g = AtariVectorEnv("pong", 2, device="cuda", **kw)
@@ -87,7 +94,8 @@ CHILD = textwrap.dedent("""
         for key in rc[4]:
             same(rg[4][key], rc[4][key], f"info {key} {k}")
     print("vector ok", flush=True)
-
+    """),
+    "async": textwrap.dedent("""
     # Asynchronous batches (the GPU's send path with console ids), episode statistics, render.
     kw = dict(batch_size=1, episode_statistics=True, noop_max=0, render_mode="rgb_array",
               max_num_frames_per_episode=8)
@@ -108,7 +116,8 @@ CHILD = textwrap.dedent("""
             same(rg[4]["episode"][key], rc[4]["episode"][key], f"async episode {key} {k}")
     same(g.render_frames([1, 0]), c.render_frames([1, 0]), "render_frames")
     print("async ok", flush=True)
-""")
+    """),
+}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the child process setup is POSIX-only")
@@ -116,8 +125,13 @@ def test_gpu_backend_under_the_simulator_equals_cpu():
     root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", CHILD], env=env,
-                          capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, f"simulated GPU backend failed:\n{proc.stdout}\n{proc.stderr}"
-    assert "emulator ok" in proc.stdout and "vector ok" in proc.stdout
-    assert "async ok" in proc.stdout
+    logs = {name: tempfile.TemporaryFile("w+") for name in PARTS}
+    children = {name: subprocess.Popen([sys.executable, "-c", PRELUDE + part], env=env,
+                                       stdout=logs[name], stderr=subprocess.STDOUT, text=True)
+                for name, part in PARTS.items()}
+    for name, child in children.items():
+        child.wait(timeout=1500)
+        logs[name].seek(0)
+        out = logs[name].read()
+        assert child.returncode == 0, f"simulated GPU backend ({name}) failed:\n{out}"
+        assert f"{name} ok" in out, out

@@ -376,3 +376,26 @@ def test_continuous_actions_equal_ale_py_single_env(env_id):
             ours.reset(), theirs.reset()
     assert ours.unwrapped.ale.getRAM().tolist() == theirs.unwrapped.ale.getRAM().tolist()
     theirs.close()
+
+
+def test_steps_leave_pytorch_thread_count_alone():
+    """numba's OpenMP layer shares the OpenMP runtime with PyTorch: starting numba's pool or
+    changing its thread count around a launch must not change torch.get_num_threads() (two
+    RLlib env runners on one core each ran their policies 2.4x slower when it did)."""
+    pytest.importorskip("torch", reason="PyTorch is not installed")
+    import os
+    import subprocess
+    import sys
+
+    child = ("import torch, numpy as np, cule_py\n"
+             "e = cule_py.make_vec('ALE/Pong-v5', 4, num_threads=1)\n"
+             "e.reset(seed=0); e.step(np.zeros(4, np.int64))\n"
+             "a = torch.get_num_threads()\n"
+             "torch.set_num_threads(3)\n"
+             "e.step(np.zeros(4, np.int64))\n"
+             "print(a, torch.get_num_threads())\n")
+    env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "3"], out.stdout
