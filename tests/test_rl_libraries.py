@@ -92,6 +92,26 @@ def test_cule_env_runner_episodes_replay_exactly():
     runner.stop()
 
 
+def test_cule_env_runner_samples_whole_episodes():
+    """sample(num_episodes=...) (RLlib's evaluation) returns whole episodes, those longer than
+    one internal rollout (128 steps) stitched from their chunks."""
+    pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
+    from cule_py.rllib import CuleEnvRunner, ppo_config
+
+    config = ppo_config(GAME, num_envs_per_env_runner=2, max_num_frames_per_episode=720,
+                        noop_max=0).debugging(seed=4)
+    runner = CuleEnvRunner(config=config)
+    episodes = runner.sample(num_episodes=3)
+    assert len(episodes) == 3
+    for e in episodes:
+        e.validate()
+        assert e.is_done and e.t_started == 0
+        assert len(e) == 180                    # 720 frames / frameskip 4, truncated
+        assert e.observations.data.shape == (181, 84, 84, 4)
+        assert e.get_extra_model_outputs("action_logp").shape == (180,)
+    runner.stop()
+
+
 def test_rllib_ppo_trains_with_two_env_runners():
     ray = pytest.importorskip("ray", reason="the rllib extra is not installed")
     pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
