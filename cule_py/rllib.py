@@ -111,9 +111,10 @@ def vector_env_creator(env_config: dict) -> VectorEnv:
         import ale_py
 
         gym.register_envs(ale_py)
-        config.pop("device", None)
-        config.pop("array_type", None)
-        config.pop("episode_statistics", None)
+        unsupported = sorted({"device", "array_type", "episode_statistics"} & set(config))
+        if unsupported:
+            raise ValueError(f"backend='ale_py' (ale-py's AtariVectorEnv, CPU, numpy) takes no "
+                             f"{', '.join(unsupported)}: drop them from env_config")
         ale_id = env_id.replace("cule_py/", "ALE/")
         env = gym.make_vec(ale_id, num_envs, vectorization_mode="vector_entry_point", **config)
     else:
@@ -220,6 +221,7 @@ class CuleEnvRunner(SingleAgentEnvRunner):
                     finished.append(self._stitched(e))
         self._open_chunks = None
         self._needs_initial_reset = True
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
         self._increase_sampled_metrics(ts, len(finished))
         return finished[:num_episodes]
 

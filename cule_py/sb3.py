@@ -66,14 +66,14 @@ class CuleVecEnv(VecEnv):
         self._reset_options()
         self._start = time.time()
         self.reset_infos = self._infos(info)
-        return _host(obs).copy()
+        return _host(obs)             # a fresh array each call (AtariVectorEnv copies its own)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
 
     def step_wait(self):
         obs, rewards, terminated, truncated, info = self.vector_env.step(self._actions)
-        obs, terminated, truncated = _host(obs).copy(), _host(terminated), _host(truncated)
+        obs, terminated, truncated = _host(obs), _host(terminated), _host(truncated)
         dones = terminated | truncated
         infos = self._infos(info)
         if dones.any():

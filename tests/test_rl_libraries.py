@@ -143,7 +143,6 @@ def test_rllib_ppo_trains_with_two_env_runners():
 
 @pytest.mark.parametrize("backend", ["cule_py", "ale_py"])
 def test_rllib_stock_env_runner_takes_vector_env_creator(backend):
-    ray = pytest.importorskip("ray", reason="the rllib extra is not installed")
     pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
     from ray import tune
 
@@ -163,7 +162,6 @@ def test_rllib_stock_env_runner_takes_vector_env_creator(backend):
     assert sum(len(e) for e in episodes) >= 64
     assert episodes[0].observations.data[0].shape == (84, 84, 4)
     runner.stop()
-    del ray
 
 
 @pytest.mark.live_ale
