@@ -105,6 +105,8 @@ def cule_fps(game: str, frames: int, method: str, threads: int, seed: int) -> fl
     legal = np.asarray(emulator.minimal_action_set())
     rng = np.random.default_rng(seed)
 
+    screen = np.empty(emulator.screen().shape + (3,), np.uint8)    # as ale-py's side: reused
+
     def run(schedule, screen_every):
         for i, row in enumerate(schedule):
             over = emulator.game_over()
@@ -112,7 +114,7 @@ def cule_fps(game: str, frames: int, method: str, threads: int, seed: int) -> fl
                 emulator.reset(over)
             emulator.act(row)
             if screen_every and i % screen_every == screen_every - 1:
-                emulator.screen_rgb()
+                emulator.screen_rgb(screen)
 
     run(_action_schedule(rng, legal, WARMUP_FRAMES, m["hold"], consoles), 0)
     schedule = _action_schedule(rng, legal, max(frames // consoles, 1), m["hold"], consoles)

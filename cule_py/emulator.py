@@ -157,9 +157,10 @@ class AtariEmulator:
     def is_pal(self) -> bool:
         return self._batch.pal
 
-    def screen_rgb(self) -> np.ndarray:
-        """(num_envs, height, 160, 3) uint8, ALE's getScreenRGB."""
-        return self._batch.to_rgb(self._batch.screen())
+    def screen_rgb(self, out=None) -> np.ndarray:
+        """(num_envs, height, 160, 3) uint8, ALE's getScreenRGB: a new array, or written into
+        `out` (that shape, uint8, C-contiguous, on the emulator's device) and returned."""
+        return self._batch.screens_rgb(out=out)
 
     def screen_grayscale(self) -> np.ndarray:
         """(num_envs, height, 160) uint8, ALE's getScreenGrayscale."""

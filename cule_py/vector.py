@@ -726,9 +726,7 @@ class AtariVectorEnv(VectorEnv):
         ids = np.arange(self.num_envs) if consoles is None else np.asarray(consoles, np.int64)
         if ids.ndim != 1 or (ids.size and (ids.min() < 0 or ids.max() >= self.num_envs)):
             raise IndexError(f"consoles must be indices in 0..{self.num_envs - 1}")
-        rows = self._device_ids(ids)
-        screens = b.frame_buffers[rows, b.state[rows, L.TIA_BUFFER], :b.height]
-        return b.to_rgb(screens)
+        return b.screens_rgb(self._device_ids(ids))
 
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self.action_set]

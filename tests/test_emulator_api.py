@@ -216,3 +216,32 @@ def test_unknown_roms_run_only_on_request(tmp_path):
         AtariEmulator(renamed, 1)
     with_settings = AtariEmulator(renamed, 1, seed=0, settings="pong")
     assert with_settings.game.rom_id == "pong"
+
+
+@pytest.mark.live_ale
+@pytest.mark.parametrize("game", ["breakout", "adventure"])     # NTSC, PAL (250 lines)
+def test_screen_rgb_equals_ales_into_out_too(game):
+    """screen_rgb() and screen_rgb(out) give ale-py's getScreenRGB for every console, frame by
+    frame; a wrong `out` is refused, never resized or written partly."""
+    emulator = AtariEmulator(game, 3, seed=5)
+    twins = [ale_twin(game, 5 + i) for i in range(3)]
+    emulator.reset()
+    for ale in twins:
+        ale.reset_game()
+    height = emulator.screen().shape[1]
+    out = np.empty((3, height, 160, 3), np.uint8)
+    rng = np.random.default_rng(2)
+    legal = emulator.minimal_action_set()
+    for frame in range(120):
+        actions = legal[rng.integers(len(legal), size=3)]
+        emulator.act(actions)
+        for ale, a in zip(twins, actions):
+            ale.act(int(a))
+        expected = np.stack([ale.getScreenRGB() for ale in twins])
+        assert np.array_equal(emulator.screen_rgb(), expected), f"{game} frame {frame}"
+        assert emulator.screen_rgb(out) is out
+        assert np.array_equal(out, expected), f"{game} frame {frame}: into out"
+    for bad in (np.empty((3, height, 160, 3), np.int32), np.empty((2, height, 160, 3), np.uint8),
+                np.empty((3, height, 160, 4), np.uint8)[..., :3]):
+        with pytest.raises(ValueError, match="out must be"):
+            emulator.screen_rgb(bad)
