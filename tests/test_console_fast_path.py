@@ -20,12 +20,16 @@ import pytest
 from numba import njit
 
 import cule_py
+from cule_py import roms
+from cule_py.batch import ConsoleBatch
 from cule_py.kernels import cart
 from cule_py.kernels import console as con
 from cule_py.kernels import console_fast_path as fast
 from cule_py.kernels import layout as L
 from cule_py.kernels import opcodes as oc
 from cule_py.kernels import tia
+
+from cart_programs import BUILDERS
 
 # Compiles its own (uncached) copies of the console's instruction paths: minutes.
 pytestmark = pytest.mark.slow
@@ -37,7 +41,7 @@ CASES_PER_OPCODE = 60
 def _fast(rom, scheme, ram, st, fb, regs):
     """One instruction on the fast path; the pending store made as the loop makes it."""
     pc, a, x, y, s, p, clk = regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6]
-    window = cart.fast_rom_window(scheme, st, 0, np.int32(pc))
+    window = cart.fast_rom_window(rom, scheme, st, 0, np.int32(pc))
     status, pc, a, x, y, s, p, clk, addr, value = fast.fast_step(
         rom, ram, 0, window, np.int32(pc), np.int32(a), np.int32(x), np.int32(y), np.int32(s),
         np.int32(p), np.int64(clk))
@@ -76,11 +80,12 @@ def _operand_bytes(rng, mode):
     return [int(rng.integers(0, 256)) for _ in range(2)]
 
 
-def _machines():
+def _machines(tmp_path):
     """(game, batch) pairs: a 2K game, a 4K game, an F8SC one (window, hotspots, cart RAM), an
-    E0 one (a window per 1K segment), the DPC one (the chip's registers below the window) and the
-    FE one (a window per half, chosen by the CPU's A13), each a few hundred frames in so the
-    TIA's state is a real one."""
+    E0 one (a window per 1K segment), the DPC one (the chip's registers below the window), the
+    FE one (a window per half, chosen by the CPU's A13), and our own E7, 3F and UA cartridges
+    (tests/cart_programs.py: no ALE game uses them), each a few hundred frames in so the TIA's
+    state is a real one."""
     out = []
     for game in ("pong", "space_invaders", "ms_pacman", "montezuma_revenge", "pitfall2",
                  "robotank"):
@@ -89,12 +94,20 @@ def _machines():
         for _ in range(120):
             emu.act(rng.integers(0, 18, 1))
         out.append((game, emu._batch))
+    for scheme in ("E7", "3F", "UA"):
+        path = tmp_path / f"{scheme}.bin"
+        path.write_bytes(BUILDERS[scheme]())
+        rom = roms.load_rom(path, settings="riverraid")    # as tests/test_carts_vs_ale.py
+        assert rom.scheme == scheme
+        batch = ConsoleBatch(rom, 1, env_seed=3)
+        batch.act(np.zeros(1, np.int64), frames=120)
+        out.append((f"own {scheme} cartridge", batch))
     return out
 
 
 @pytest.fixture(scope="module")
-def machines():
-    return _machines()
+def machines(tmp_path_factory):
+    return _machines(tmp_path_factory.mktemp("carts"))
 
 
 def _case(rng, batch, opcode):
@@ -110,15 +123,23 @@ def _case(rng, batch, opcode):
             st[0, field] = int(rng.integers(0, 8))
     elif scheme == cart.SCHEME_DPC:
         st[0, L.CART_BANK] = int(rng.integers(0, 2))
+    elif scheme == cart.SCHEME_E7:
+        st[0, L.CART_BANK] = int(rng.integers(0, 8))           # 7: the 1K RAM bank
+        st[0, L.CART_BANK1] = int(rng.integers(0, 4))
+    elif scheme == cart.SCHEME_3F:
+        st[0, L.CART_BANK] = int(rng.integers(0, size // 2048))
     elif scheme >= cart.SCHEME_F8:
         st[0, L.CART_BANK] = int(rng.integers(0, size // 4096))
     # The instruction in the current bank's window (sometimes at its edge), its operand after it;
     # E0: the window of a random segment.
     # FE: the half of a random A13 (the other address lines above A12 at random too).
-    a13 = int(rng.integers(0, 2))
-    segment_pc = 0x1000 | (int(rng.integers(0, 4)) << 10) | (a13 << 13)
-    base, mask, start, span, fold = (int(v) for v in
-                                     cart.fast_rom_window(scheme, st, 0, segment_pc))
+    # E7: no window where the RAM ports are; a region that has one.
+    span = 0
+    while span == 0:
+        a13 = int(rng.integers(0, 2))
+        segment_pc = 0x1000 | (int(rng.integers(0, 4)) << 10) | (a13 << 13)
+        base, mask, start, span, fold = (int(v) for v in
+                                         cart.fast_rom_window(rom, scheme, st, 0, segment_pc))
     low = start & 0x0FFF
     high = low + span
     offset = int(rng.integers(low, high - 3)) if rng.random() < 0.9 else high - 2
@@ -146,7 +167,9 @@ def _case(rng, batch, opcode):
 def test_fast_path_equals_decoded_core(machines):
     rng = np.random.default_rng(2600)
     completed = {opcode: 0 for opcode in fast.FAST_OPCODES}
+    per_machine = {}
     for game, batch in machines:
+        before = sum(completed.values())
         for opcode in fast.FAST_OPCODES:
             for _ in range(CASES_PER_OPCODE // len(machines)):
                 rom, scheme, memory, st, fb, regs = _case(rng, batch, opcode)
@@ -166,8 +189,12 @@ def test_fast_path_equals_decoded_core(machines):
                     f"{where}: state differs in "
                     f"{[L.FIELD_NAMES[i] for i in np.flatnonzero(fast_arrays[1][0] != st[0])]}")
                 assert (fast_arrays[2] == fb).all(), f"{where}: frame buffers differ"
+        per_machine[game] = sum(completed.values()) - before
     never = [f"{op:#04x}" for op, n in completed.items() if n == 0]
     assert not never, f"opcodes never completed on the fast path: {never}"
+    # Every scheme has a window: most of its cases complete on the fast path.
+    cases = len(fast.FAST_OPCODES) * (CASES_PER_OPCODE // len(machines))
+    assert all(n > cases // 3 for n in per_machine.values()), (cases, per_machine)
 
 
 def test_fast_opcodes_are_the_official_set_without_brk_and_rti():
@@ -218,3 +245,64 @@ def test_tia_writes_that_draw_nothing_equal_the_full_write(machines):
             assert (light_fb == fb).all(), f"{where}: pixels differ"
             if tia.is_picture_neutral(reg) or reg in (0x06, 0x09, 0x0D, 0x1B, 0x1D):
                 assert taken > 0, f"{where}: the inline write never applied"
+
+
+# ---- the frame loop: the CPU overload of run_instructions against the decoded core's loop ------
+
+@njit(cache=False)
+def _start_frame(scheme, st):
+    """run_frame's prologue: a new frame where the last one ended; the clock it starts from."""
+    clk = np.int32(st[0, L.CYCLES])
+    if st[0, L.TIA_PARTIAL_FRAME] == 0:
+        cart.cart_frame_start(scheme, st, 0, clk)
+        tia.start_frame(st, 0, clk)
+        clk = np.int32(0)
+    st[0, L.TIA_PARTIAL_FRAME] = 1
+    st[0, L.TIA_FRAME_ENDED] = 0
+    return clk
+
+
+def _snapshots(batch, frames, rng):
+    """(rom, scheme, ram, st, fb) copies of console 0 after each of `frames` random frames."""
+    actions = np.array([int(a) for a in batch.game.minimal_actions]) if batch.game else \
+        np.zeros(1, np.int64)
+    out = []
+    for _ in range(frames):
+        batch.act(actions[rng.integers(len(actions), size=batch.num_envs)])
+        out.append((np.asarray(batch.rom_bytes), batch.scheme, np.asarray(batch.memory)[:1].copy(),
+                    np.asarray(batch.state)[:1].copy(), np.asarray(batch.frame_buffers)[:1].copy()))
+    return out
+
+
+def test_frame_loop_equals_the_decoded_loop(machines, tmp_path):
+    """The loop the CPU backend runs (`_run_instructions_cpu`: fast path, pending accesses, idle
+    polls skipped within ALE's instruction budget) and the decoded core's loop, each from the
+    same start of a frame of real consoles and of the idle-loop cartridge: same registers, clock,
+    RAM, state and pixels. Compiling the overload here also catches an overload that no longer
+    types, which numba would otherwise answer silently with the decoded core."""
+    from test_idle_poll import idle_poll_image
+
+    fast_loop = njit(cache=False)(fast._run_instructions_cpu(*[None] * 13))
+    decoded_loop = njit(cache=False)(con.run_instructions)
+    path = tmp_path / "idle.bin"
+    path.write_bytes(idle_poll_image())
+    idle = ConsoleBatch(roms.load_rom(path, settings="riverraid"), 1, env_seed=5)
+    rng = np.random.default_rng(26)
+    cases = [(game, snap) for game, batch in machines[:4] + [("idle-loop cartridge", idle)]
+             for snap in _snapshots(batch, 24, rng)]
+    for game, (rom, scheme, ram, st, fb) in cases:
+        results = []
+        for loop in (fast_loop, decoded_loop):
+            r, s_, f = ram.copy(), st.copy(), fb.copy()
+            clk = _start_frame(scheme, s_)
+            regs = loop(rom, scheme, r, s_, f, 0, np.int32(s_[0, L.CPU_PC]),
+                        np.int32(s_[0, L.CPU_A]), np.int32(s_[0, L.CPU_X]),
+                        np.int32(s_[0, L.CPU_Y]), np.int32(s_[0, L.CPU_S]),
+                        np.int32(s_[0, L.CPU_P]), np.int64(clk))
+            results.append((tuple(int(v) for v in regs), r, s_, f))
+        (fast_regs, r1, s1, f1), (decoded_regs, r2, s2, f2) = results
+        assert fast_regs == decoded_regs, f"{game}: registers/clock {fast_regs} vs {decoded_regs}"
+        assert (r1 == r2).all(), f"{game}: RAM differs"
+        assert (s1 == s2).all(), (f"{game}: state differs in "
+                                  f"{[L.FIELD_NAMES[i] for i in np.flatnonzero(s1[0] != s2[0])]}")
+        assert (f1 == f2).all(), f"{game}: pixels differ"

@@ -101,7 +101,7 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 
 
 @register_jitable
-def fast_rom_window(scheme, st, env, pc):
+def fast_rom_window(rom, scheme, st, env, pc):
     """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
     (base, mask, start, span, fold): an address `addr` with `addr & fold` in [start, start +
     span) (A12 set) reads `rom[base + (addr & mask)]` and has no side effect, in the current
@@ -109,8 +109,10 @@ def fast_rom_window(scheme, st, env, pc):
     CPU's A13 (cart_fe): its window is the half holding `pc`, A13 kept in the test. E0's
     window is the 1K segment holding `pc` (the fast path recomputes it after every instruction
 that was not plain ROM and RAM, so it follows code that left the segment);
-    DPC's is its bank between the chip's registers and the hotspots. Schemes with hotspots
-    elsewhere give an empty window (the slow path)."""
+    DPC's is its bank between the chip's registers and the hotspots. E7's and 3F's is the 2K
+    region holding `pc` (E7: the selected slice, or slice 7 from $1A00 up to its hotspots; none
+    where the RAM ports are), UA's its 4K bank (its hotspots are in the TIA's space). An empty
+    window (span 0) sends every instruction to the decoded core."""
     lines = np.int32(0x1FFF)
     if scheme == SCHEME_2K:
         return np.int32(0), np.int32(0x07FF), np.int32(0x1000), np.int32(0x1000), lines
@@ -140,6 +142,23 @@ that was not plain ROM and RAM, so it follows code that left the segment);
         high = (pc & 0x2000) != 0
         return (np.int32(0 if high else 0x1000), np.int32(0x0FFF),
                 np.int32(0x3000 if high else 0x1000), np.int32(0x1000), np.int32(0x3FFF))
+    if scheme == SCHEME_E7:
+        a = pc & 0x0FFF
+        bank = np.int32(st[env, L.CART_BANK])
+        if a < 0x0800 and bank != 7:
+            return bank << 11, np.int32(0x07FF), np.int32(0x1000), np.int32(0x0800), lines
+        if a >= 0x0A00:         # slice 7 up to the hotspots at $1FE0
+            return (np.int32(0x3800), np.int32(0x07FF), np.int32(0x1A00), np.int32(0x05E0),
+                    lines)
+    elif scheme == SCHEME_3F:
+        if (pc & 0x0800) == 0:
+            return (np.int32(st[env, L.CART_BANK]) << 11, np.int32(0x07FF), np.int32(0x1000),
+                    np.int32(0x0800), lines)
+        return (np.int32(rom.shape[0] - 0x0800), np.int32(0x07FF), np.int32(0x1800),
+                np.int32(0x0800), lines)
+    elif scheme == SCHEME_UA:
+        return (np.int32(st[env, L.CART_BANK]) << 12, np.int32(0x0FFF), np.int32(0x1000),
+                np.int32(0x1000), lines)
     return np.int32(0), np.int32(0), np.int32(0), np.int32(0), lines
 
 

@@ -34,9 +34,10 @@ from . import layout as L
 from . import opcodes as oc
 from . import riot, tia
 from .cart import SCHEME_3F, fast_rom_window
+from .registers import RIOT_TIMINT_READ
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
                       run_instructions)
-from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
+from .cpu6507 import ALE, FLAG_B, FLAG_U, FLAG_Z, make_operations
 
 _ops = make_operations(ALE)
 u8, u16, set_nz = _ops.u8, _ops.u16, _ops.set_nz
@@ -305,30 +306,91 @@ def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
     return pc, a, x, y, s, p, np.int64(clk)
 
 
+BNE = 0xD0
+BACK_OVER_A_LOAD = 0xFB     # a branch offset of -5: back to the 3-byte load before the branch
+
+
+@register_jitable
+def idle_poll(rom, window, st, env, pc, p, clk):
+    """The idle loop `load INTIM; BNE load` that most games wait in for the timer, when the CPU
+    is about to run its BNE at `pc` (Z clear: taken) at system cycle `clk`: (polls, period,
+    operation, address), `polls` the number of whole iterations (BNE, load) whose INTIM reads
+    are sure to show a running, nonzero count, `period` the cycles of one iteration. Those reads
+    change nothing and end in the same branch, so the loop skips them: the clock moves on by
+    polls x period and the load's register takes the last read's value. Polls 0 where the code
+    is anything else."""
+    none = (np.int64(0), np.int64(0), np.int32(0), np.int32(0))
+    if (p & FLAG_Z) != 0 or rom_byte(rom, window, pc) != BNE \
+            or rom_byte(rom, window, u16(pc + 1)) != BACK_OVER_A_LOAD:
+        return none
+    load = rom_byte(rom, window, u16(pc - 3))
+    lo = rom_byte(rom, window, u16(pc - 2))
+    hi = rom_byte(rom, window, u16(pc - 1))
+    if lo < 0 or hi < 0:
+        return none
+    if load == 0xAD:
+        operation = np.int32(oc.LDA)
+    elif load == 0xAE:
+        operation = np.int32(oc.LDX)
+    elif load == 0xAC:
+        operation = np.int32(oc.LDY)
+    else:
+        return none
+    addr = np.int32(lo | (hi << 8))
+    if not is_riot_io(addr) or not riot.is_timer_read(addr) \
+            or (addr & RIOT_TIMINT_READ) != 0:
+        return none
+    # The BNE's cycles as the core counts them (2, +1 taken, +1 into another page), the load's 4.
+    _, branch_cycles = branch(BNE, p, BACK_OVER_A_LOAD, u16(pc + 2), np.int64(2))
+    period = branch_cycles + 4
+    return riot.reads_still_running(st, env, clk, period), period, operation, addr
+
+
 @overload(run_instructions, target="cpu", jit_options={"forceinline": True})
 def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
     def run(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
         bus = (rom, scheme, ram, st, fb, env)
-        window = fast_rom_window(scheme, st, env, pc)
+        window = fast_rom_window(rom, scheme, st, env, pc)
         clk = np.int64(clk)
         jammed = False
-        for _ in range(INSTRUCTIONS_PER_FRAME):
-            status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
-                rom, ram, env, window, pc, a, x, y, s, p, clk)
-            if status == DONE:
-                pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
-                continue
-            if status != GIVE_UP:
-                pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2, p2,
-                                                        clk2, addr, value)
-            else:
-                pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
-                if jammed:
+        # ALE's frame runs at most INSTRUCTIONS_PER_FRAME instructions, skipped polls included:
+        # a pass of the loop ends early at an idle loop, the next one runs what is left.
+        budget = np.int64(INSTRUCTIONS_PER_FRAME)
+        while budget > 0:
+            used = budget
+            finished = False
+            for n in range(budget):
+                status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
+                    rom, ram, env, window, pc, a, x, y, s, p, clk)
+                if status == DONE:
+                    pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
+                    continue
+                if status != GIVE_UP:
+                    pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2,
+                                                            p2, clk2, addr, value)
+                else:
+                    pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+                    if jammed:
+                        finished = True
+                        break
+                # A device access may switch banks; on E0 the window follows the PC into the
+                # segment it is in now (code that jumped there gave up once, and ran in the
+                # decoded core).
+                window = fast_rom_window(rom, scheme, st, env, pc)
+                if st[env, L.TIA_FRAME_ENDED] != 0:
+                    finished = True
                     break
-            # A device access may switch banks; on E0 the window follows the PC into the segment
-            # it is in now (code that jumped there gave up once, and ran in the decoded core).
-            window = fast_rom_window(scheme, st, env, pc)
-            if st[env, L.TIA_FRAME_ENDED] != 0:
+                if status == READ_PENDING and is_riot_io(addr):
+                    polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)
+                    polls = min(polls, (budget - n - 1) // 2)
+                    if polls > 0:
+                        clk = clk + polls * period
+                        a, x, y, s, p = read_operation(
+                            operation, u8(riot.io_read(st, env, timer, clk)), a, x, y, s, p)
+                        used = n + 1 + 2 * polls
+                        break
+            if finished:
                 break
+            budget -= used
         return pc, a, x, y, s, p, clk, jammed
     return run

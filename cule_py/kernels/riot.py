@@ -145,6 +145,21 @@ def timer_read(state, env, addr, clk):
 
 
 @register_jitable(forceinline=True)
+def reads_still_running(state, env, clk, period):
+    """How many INTIM reads, one every `period` cycles after a read at system cycle `clk`, are
+    certain to show a running count of at least 1: reads that change nothing and tell an idle
+    loop waiting for 0 to go on (console_fast_path skips them). The counter shows
+    value - (elapsed >> shift) - 1, so a read shows at least 1 while elapsed < (value - 1) <<
+    shift."""
+    value = np.int64(state[env, TIMER_VALUE])
+    limit = (value - 1) << np.int64(state[env, TIMER_SHIFT])
+    elapsed = (np.int64(clk) - 1 - np.int64(state[env, TIMER_SET_CYCLE])) & _MASK32
+    if state[env, TIMER_LATCHED] != 0 or elapsed >= limit:
+        return np.int64(0)
+    return (limit - 1 - elapsed) // period
+
+
+@register_jitable(forceinline=True)
 def timer_rebase(state, env, cycles):
     """Subtract `cycles` from the stamps, when the console resets its cycle counter to 0."""
     state[env, TIMER_SET_CYCLE] = _signed32(np.int64(state[env, TIMER_SET_CYCLE]) - cycles)
