@@ -317,31 +317,25 @@ class ConsoleBatch:
             self.frame_buffers[rows, self.state[:, L.TIA_BUFFER], :self.height])
 
     def screens_rgb(self, rows=None, out=None):
-        """(len(rows), height, 160, 3) uint8 RGB of the last frame of consoles `rows` (device
-        indices; None: all), read from the frame buffers in one pass on the CPU; into `out`
-        (same shape, uint8, on the batch's device) where given."""
-        if self.gpu is not None:
-            rows = self.xp.arange(self.num_envs) if rows is None else rows
-            rgb = self.to_rgb(self.frame_buffers[rows, self.state[rows, L.TIA_BUFFER],
-                                                 :self.height])
-            if out is None:
-                return rgb
-            if out.shape != rgb.shape or out.dtype != np.uint8:
-                raise ValueError(f"out must be a uint8 array of shape {rgb.shape}")
-            out[...] = rgb
-            return out
-        rows = np.arange(self.num_envs) if rows is None else rows
-        return palette.frame_buffers_to_rgb(self.frame_buffers, rows,
-                                            self.state[rows, L.TIA_BUFFER], self.height,
-                                            self.pal, out)
-
-    def to_rgb(self, screens):
-        """(..., 3) uint8 RGB of palette-index screens on the batch's device (ALE's getScreenRGB
-        of each): numba's byte loop on the CPU, a table lookup on the GPU."""
+        """(len(rows), height, 160, 3) uint8 RGB (ALE's getScreenRGB) of the last frame of
+        consoles `rows` (device indices; None: all), read from the frame buffers in one pass on
+        the CPU, by a table lookup on the GPU; into `out` (same shape, uint8, on the batch's
+        device) where given."""
         if self.gpu is None:
-            return palette.to_rgb(screens, self.pal)
-        table = palette.PAL_RGB if self.pal else palette.NTSC_RGB
-        return self.gpu.constant(np.asarray(table, np.uint8))[screens]
+            rows = np.arange(self.num_envs) if rows is None else rows
+            return palette.frame_buffers_to_rgb(self.frame_buffers, rows,
+                                                self.state[rows, L.TIA_BUFFER], self.height,
+                                                self.pal, out)
+        rows = self.xp.arange(self.num_envs) if rows is None else rows
+        table = self.gpu.constant(np.asarray(palette.PAL_RGB if self.pal else palette.NTSC_RGB,
+                                             np.uint8))
+        rgb = table[self.frame_buffers[rows, self.state[rows, L.TIA_BUFFER], :self.height]]
+        if out is None:
+            return rgb
+        if out.shape != rgb.shape or out.dtype != np.uint8:
+            raise ValueError(f"out must be a uint8 array of shape {rgb.shape}")
+        out[...] = rgb
+        return out
 
     def flags(self):
         """(lives, terminal, truncated) per console."""
