@@ -319,7 +319,8 @@ def _store_eight(indices, i, words, out, w):
 @njit(cache=CACHE_ENABLED, nogil=True)
 def _fill_rgb_words(indices, words, out):
     """RGB bytes of `indices` (a multiple of 8 pixels) into `out` (uint64, 3 words per 8
-    pixels). 16 screens in 0.2 ms against 0.74 ms for a byte loop (measured, one core)."""
+    pixels). 16 Pong screens via AtariEmulator.screen_rgb: 0.22 ms, against 0.52 ms for the
+    index copy and byte loop before (same run, min of 15 repeats, 2-core EPYC VM)."""
     for block in range(np.uint64(indices.size // 8)):    # unsigned: no negative-index wrap
         _store_eight(indices, block * np.uint64(8), words, out, block * np.uint64(3))
 
