@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cule_py.kernels.agent_step import resize_into
+from cule_py.kernels.agent_step import observe
 from cule_py.kernels.exact_float import mul_f32
 
 rng = np.random.default_rng(2600)
@@ -65,16 +65,18 @@ def test_resize_compiles_without_fused_multiply_add_for_sm90():
     import gpu_model as G
     from numba import cuda, types
 
-    def kernel(raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya):
-        resize_into(raw, obs, 0, scratch, cfg, xd, xs, xa, yd, ys, ya, 0)
+    def kernel(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, newest, older):
+        observe(fb, palette, raw, obs, 0, scratch, cfg, xd, xs, xa, yd, ys, ya, 0, newest,
+                older)
 
     def arr(dtype, ndim):
         return types.Array(dtype, ndim, "A")
 
-    signature = (arr(types.uint8, 3), arr(types.uint8, 3), arr(types.float32, 3),
+    signature = (arr(types.uint8, 4), arr(types.uint8, 2),
+                 arr(types.uint8, 3), arr(types.uint8, 3), arr(types.float32, 3),
                  arr(types.int32, 1), arr(types.int32, 1), arr(types.int32, 1),
                  arr(types.float32, 1), arr(types.int32, 1), arr(types.int32, 1),
-                 arr(types.float32, 1))
+                 arr(types.float32, 1), types.int32, types.int32)
     with G.offline_cuda():
         ptx, _ = cuda.compile_ptx(kernel, signature, cc=(9, 0))
     assert not re.search(r"\sfma\.", ptx), "the resize's products were fused into an FMA"

@@ -37,6 +37,13 @@ frame, reusing the sticky-action draws it made (bit i of `adopted`), so the RNG 
 That replay is exact because frames 0 and 1 of the step were complete (else it would have
 stopped there, before drawing anything), so they overwrite both buffers entirely. `obs_type="ram"`
 draws no pixels in steps at all: nothing there shows a screen.
+
+Grabs without copies: a fresh frame swaps the screen buffers, so after a step the last frame's
+screen is the current buffer and, if the last frame started fresh, the second-to-last frame's is
+the other buffer, untouched since. `observe` pools the two straight from the buffers into raw[0]
+row by row, each row just before the resize reads it. raw[1] is grabbed only where its buffer
+would not survive (the last frame continued a partial frame) or where a one-frame step may pool
+with it later (frameskip 1). raw[0] is always written whole: a step that ends early pools with it.
 """
 
 import numpy as np
@@ -181,28 +188,107 @@ def round_u8(v):
     return np.int32(max(0, min(255, n)))
 
 
+# Where a step's two screens are when its observation is made (`observe`): the newest is a
+# screen buffer (its index) or, when the step ended before its last frame, raw[0] as the last
+# observation left it; the older one (max-pool) is a screen buffer the last frame did not touch,
+# raw[1] (grabbed at the second-to-last frame), or nothing to pool with.
+SRC_NONE = -1
+SRC_RAW1 = 2
+
+
 @register_jitable
-def resize_into(raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
-    """Area resize of raw[env, 0] into obs[env, slot] (see cule_py/area_resize.py)."""
+def pool_row(fb, palette, raw, ch, env, y, newest, older):
+    """Row y of the max-pooled screen into raw[env, 0] (module doc). Returns whether it differs
+    from row y - 1 (always true for row 0): an equal row reuses that row's horizontal pass."""
+    # Unsigned indices: numba adds no negative-index wraparound to each access.
+    width = np.uint32(SCREEN_W) * np.uint32(ch)
+    base = np.uint32(y) * width
+    if ch == 1 and newest >= 0 and older != SRC_RAW1:
+        # Grayscale from the screen buffers: every step of the common case.
+        other = newest if older < 0 else older             # max(a, a) = a
+        for x in range(np.uint32(SCREEN_W)):
+            v = palette[fb[env, newest, y, x], 0]
+            w = palette[fb[env, other, y, x], 0]
+            raw[env, 0, base + x] = v if v > w else w
+    elif newest >= 0:
+        for x in range(np.uint32(SCREEN_W)):
+            index = fb[env, newest, y, x]
+            for c in range(np.uint32(ch)):
+                k = base + x * np.uint32(ch) + c
+                v = palette[index, c]
+                if older == SRC_RAW1:
+                    if raw[env, 1, k] > v:
+                        v = raw[env, 1, k]
+                elif older >= 0:
+                    w = palette[fb[env, older, y, x], c]
+                    if w > v:
+                        v = w
+                raw[env, 0, k] = v
+    elif older == SRC_RAW1:
+        for k in range(base, base + width):
+            if raw[env, 1, k] > raw[env, 0, k]:
+                raw[env, 0, k] = raw[env, 1, k]
+    elif older >= 0:
+        for x in range(np.uint32(SCREEN_W)):
+            index = fb[env, older, y, x]
+            for c in range(np.uint32(ch)):
+                k = base + x * np.uint32(ch) + c
+                if palette[index, c] > raw[env, 0, k]:
+                    raw[env, 0, k] = palette[index, c]
+    if y == 0:
+        return True
+    changed = np.uint32(0)
+    for k in range(base, base + width):
+        changed |= np.uint32(raw[env, 0, k] ^ raw[env, 0, k - width])
+    return changed != 0
+
+
+@register_jitable
+def reduce_row(raw, scratch, ch, env, y, xd, xs, xa):
+    """Row y of raw[env, 0] reduced along x into scratch[env, 0]. Each destination's taps are
+    consecutive in the table: they are summed in a register, in table order."""
+    base = np.uint32(y) * np.uint32(SCREEN_W) * np.uint32(ch)
+    taps = np.uint32(xd.shape[0])
+    for c in range(np.uint32(ch)):
+        cell = np.uint32(xd[0])
+        total = np.float32(0.0)
+        for t in range(taps):
+            d = np.uint32(xd[t])
+            if d != cell:
+                scratch[env, 0, cell * np.uint32(ch) + c] = total
+                total = np.float32(0.0)
+                cell = d
+            total = total + mul_f32(
+                np.float32(raw[env, 0, base + np.uint32(xs[t]) * np.uint32(ch) + c]), xa[t])
+        scratch[env, 0, cell * np.uint32(ch) + c] = total
+
+
+@register_jitable
+def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+            older):
+    """The step's max-pooled screen into raw[env, 0] and its area resize into obs[env, slot]
+    (see cule_py/area_resize.py), in one pass over the source rows: each row is pooled just
+    before the resize first reads it, and its horizontal pass serves every vertical entry of
+    that row (and of the rows equal to it below: screens repeat rows a lot). raw[0] is kept
+    whole because a later step that ends early pools with it."""
     ch = np.int32(cfg[C_CHANNELS])
+    height = np.int32(cfg[C_SRC_H])
     row_out = np.int32(cfg[C_DST_W]) * ch
-    row_in = np.int32(SCREEN_W) * ch
     for k in range(row_out):
         scratch[env, 1, k] = np.float32(0.0)
+    pooled = np.int32(0)                 # rows of raw[0] final so far
+    reduced = np.int32(-1)               # the source row scratch[0] holds, reduced along x
     prev = np.int32(yd[0])
     for j in range(yd.shape[0]):
         dy = np.int32(yd[j])
-        base = np.int32(ys[j]) * row_in
+        sy = np.int32(ys[j])
         beta = ya[j]
-        for k in range(row_out):
-            scratch[env, 0, k] = np.float32(0.0)
-        for t in range(xd.shape[0]):
-            dst = np.int32(xd[t]) * ch
-            src = base + np.int32(xs[t]) * ch
-            alpha = xa[t]
-            for c in range(ch):
-                scratch[env, 0, dst + c] = scratch[env, 0, dst + c] + mul_f32(
-                    np.float32(raw[env, 0, src + c]), alpha)
+        while pooled <= sy:
+            if pool_row(fb, palette, raw, ch, env, pooled, newest, older) or (
+                    reduced != pooled - 1):
+                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa)
+            reduced = pooled
+            pooled = np.int32(pooled + 1)
         if dy != prev:
             out = prev * row_out
             for k in range(row_out):
@@ -215,12 +301,15 @@ def resize_into(raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
     out = prev * row_out
     for k in range(row_out):
         obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
+    while pooled < height:
+        pool_row(fb, palette, raw, ch, env, pooled, newest, older)
+        pooled = np.int32(pooled + 1)
 
 
 @register_jitable
-def push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
-    """Max-pool raw[1] into raw[0], shift the stack one slot older, and put the resized raw[0]
-    (or the RAM) in the newest slot."""
+def push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older):
+    """Shift the stack one slot older and put the new observation (or the RAM) in the newest
+    slot; `newest`, `older`: where the step's two screens are (SRC_*)."""
     stack = np.int32(cfg[C_STACK])
     size = obs.shape[2]
     for slot in range(stack - 1):
@@ -230,12 +319,8 @@ def push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env):
         for k in range(128):
             obs[env, stack - 1, k] = ram[env, k]
         return
-    if cfg[C_MAXPOOL] != 0:
-        n = np.int32(cfg[C_SRC_H]) * SCREEN_W * np.int32(cfg[C_CHANNELS])
-        for k in range(n):
-            if raw[env, 1, k] > raw[env, 0, k]:
-                raw[env, 0, k] = raw[env, 1, k]
-    resize_into(raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+    observe(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
+            newest, older)
 
 
 @register_jitable
@@ -247,17 +332,17 @@ def rng_room(ram, st, rng, env):
 @register_jitable
 def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
-    """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0), counters and
-    lives (`lives` always holds every console's current lives); outputs: also the step outputs
-    of a reset (reward 0, not terminated or truncated)."""
+    """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0: nothing to
+    pool), counters and lives (`lives` always holds every console's current lives); outputs:
+    also the step outputs of a reset (reward 0, not terminated or truncated)."""
     stack = np.int32(cfg[C_STACK])
     for slot in range(stack):
         for k in range(obs.shape[2]):
             obs[env, slot, k] = 0
-    grab(st, fb, palette, raw, cfg, env, 0)
     if cfg[C_OBS] != OBS_RAM:
         clear_raw(raw, cfg, env, 1)
-    push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+    push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
+         np.int32(st[env, L.TIA_BUFFER]), SRC_NONE)
     agent[env, A_ELAPSED] = 0
     agent[env, A_LIVES] = E.lives_of(logic, params, env)
     agent[env, A_NEEDS_RESET] = 0
@@ -314,10 +399,18 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
     `checked`: stop as soon as that may show (module doc). Frames before `replay_until` take
     their sticky outcome from bit i of `adopted` instead of the RNG. Returns (reward, life lost,
     game over, frames since the reset, lives, adopted, frames whose sticky draw is recorded,
-    exact); exact False: the step must be played again with every frame drawn."""
+    exact, newest, older); exact False: the step must be played again with every frame drawn;
+    newest, older: where the observation's two screens are (SRC_*, `observe`)."""
     max_frames = np.int32(cfg[C_MAX_FRAMES])
     episodic = cfg[C_EPISODIC] != 0
     maxpool = cfg[C_MAXPOOL] != 0
+    # With every step at least two frames long, a raw[1] this step does not grab was already
+    # pooled into raw[0] (raw[0] >= raw[1] after every pool) and changes nothing: the older
+    # screen can stay in its buffer. A one-frame step pools with an old raw[1], so then raw[1]
+    # is always grabbed.
+    defer = cfg[C_SKIP_LO] >= 2
+    newest = SRC_NONE
+    older = SRC_RAW1 if maxpool and not defer else SRC_NONE
     reward = np.int32(0)
     life_lost = False
     over = False
@@ -350,11 +443,16 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
                 exact = False
             break
         if i == skip - 2 and maxpool:
-            grab(st, fb, palette, raw, cfg, env, 1)
+            if defer and st[env, L.TIA_PARTIAL_FRAME] == 0:
+                # The last frame starts a new frame in the other buffer: this one stays as is.
+                older = np.int32(st[env, L.TIA_BUFFER])
+            else:
+                grab(st, fb, palette, raw, cfg, env, 1)
+                older = SRC_RAW1
         elif i == skip - 1:
-            grab(st, fb, palette, raw, cfg, env, 0)
+            newest = np.int32(st[env, L.TIA_BUFFER])
     st[env, L.TIA_SKIP_DRAW] = 0
-    return reward, life_lost, over, elapsed, previous, adopted, recorded, exact
+    return reward, life_lost, over, elapsed, previous, adopted, recorded, exact, newest, older
 
 
 @register_jitable
@@ -391,7 +489,8 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
     replay_until = np.int32(0)
     adopted = np.int64(0)
     while True:          # at most twice; one call site keeps one copy of the console's frames
-        reward, life_lost, over, elapsed, previous, adopted, recorded, exact = play_step(
+        (reward, life_lost, over, elapsed, previous, adopted, recorded, exact, newest,
+         older) = play_step(
             rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg, palette,
             raw, env, row, skip, first_drawn, checked, replay_until, adopted)
         if exact:
@@ -405,7 +504,7 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
     episodic = cfg[C_EPISODIC] != 0
     agent[env, A_ELAPSED] = elapsed
     agent[env, A_LIVES] = previous
-    push(ram, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env)
+    push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older)
     agent[env, A_EP_RETURN] += reward
     agent[env, A_EP_LENGTH] += 1
     if cfg[C_CLIP] != 0:

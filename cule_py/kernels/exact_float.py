@@ -1,6 +1,6 @@
 """Float products that no compiler fuses into a multiply-add, on every target.
 
-The area resize (agent_step.resize_into) must round each product to float32 before it is added,
+The area resize (agent_step.observe) must round each product to float32 before it is added,
 as ale-py's OpenCV does: a fused multiply-add rounds once instead of twice and changes some
 pixels of the observation. On the CPU numba emits no contraction. On the GPU NVVM contracts a
 multiply followed by an add into `fma.rn.f32` by default, and writing the product through

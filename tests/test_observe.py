@@ -1,0 +1,75 @@
+"""The agent step's observation pass (`agent_step.observe`) against plain numpy: the max-pool of
+the step's two screens wherever they are (a screen buffer through the palette, raw[1], or raw[0]
+as the last observation left it), kept whole in raw[0], and its area resize, equal to
+`area_resize.resize_area` (itself checked against ale-py's screens in test_agent_step_vs_ale.py).
+
+The agent-step tests against ale-py run this pass too, but the rare combinations (a step ending
+on its last frame, the last frame continuing a partial frame) come up there only now and then;
+here each is checked on its own, in grayscale and RGB, NTSC and PAL heights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from cule_py import palette as P
+from cule_py.area_resize import area_table, resize_area
+from cule_py.kernels import agent_step as K
+
+NONE, RAW1 = K.SRC_NONE, K.SRC_RAW1
+
+
+@njit(cache=False)
+def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older):
+    K.observe(fb, palette, raw, obs, 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+              older)
+
+
+def _case(height, rgb, seed):
+    rng = np.random.default_rng(seed)
+    n, ch = 3, 3 if rgb else 1
+    palette = (np.array(P.NTSC_RGB, np.uint8) if rgb
+               else np.array(P.NTSC_GRAY, np.uint8).reshape(256, 1))
+    fb = rng.integers(0, 256, (n, 2, 250, 160), dtype=np.uint8)
+    # Rows repeated in runs, as games draw them (the pass reuses an equal row's horizontal
+    # pass), above noise.
+    half = height // 2
+    fb[:, :, :half] = fb[:, :, :half:3].repeat(3, axis=2)[:, :, :half]
+    fb[:, :, 4, 77] = fb[:, :, 3, 77] ^ 0x08       # one pixel's luminance differs from above
+    raw = rng.integers(0, 256, (n, 2, height * 160 * ch), dtype=np.uint8)
+    cfg = np.zeros(K.CFG_FIELDS, np.int32)
+    cfg[K.C_CHANNELS], cfg[K.C_SRC_H], cfg[K.C_DST_H], cfg[K.C_DST_W] = ch, height, 84, 84
+    tables = [*area_table(160, 84), *area_table(height, 84)]
+    return fb, palette, raw, cfg, tables, ch
+
+
+def _screen(fb, palette, env, buffer, height, ch):
+    return palette[fb[env, buffer, :height]].reshape(height, 160, ch)
+
+
+@pytest.mark.parametrize("height,rgb", [(210, False), (250, False), (210, True)])
+@pytest.mark.parametrize("newest,older", [(0, 1), (1, 0), (1, NONE), (0, RAW1), (NONE, 1),
+                                          (NONE, RAW1), (NONE, NONE)])
+def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older):
+    fb, palette, raw, cfg, tables, ch = _case(height, rgb, seed=height + 7 * rgb + 3 * newest)
+    env = 1
+    shape = (height, 160, ch)
+    before = raw[env].copy()
+    a = (_screen(fb, palette, env, newest, height, ch) if newest >= 0
+         else before[0].reshape(shape))
+    if older == RAW1:
+        pooled = np.maximum(a, before[1].reshape(shape))
+    elif older >= 0:
+        pooled = np.maximum(a, _screen(fb, palette, env, older, height, ch))
+    else:
+        pooled = a
+    obs = np.zeros((3, 2, 84 * 84 * ch), np.uint8)
+    scratch = np.zeros((3, 2, 84 * ch), np.float32)
+    _observe(fb, palette, raw, obs, scratch, cfg, *tables, env, np.int32(newest),
+             np.int32(older))
+    expected = resize_area(pooled if rgb else pooled[:, :, 0], 84, 84)
+    assert np.array_equal(raw[env, 0].reshape(shape), pooled), "raw[0] is the pooled screen"
+    assert np.array_equal(raw[env, 1], before[1]), "raw[1] is only read"
+    assert np.array_equal(obs[env, 1], expected.reshape(-1))
+    assert not obs[env, 0].any() and not obs[0].any() and not obs[2].any(), "one slot written"
