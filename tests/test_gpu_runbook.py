@@ -81,5 +81,45 @@ def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files()
         line = next(li for li in script.splitlines() if li.strip().startswith(stage))
         files = line.split('"')[1].split()
         assert 1 <= len(files) <= 8, line
-        count[stage] = len(files)
-    assert count["1)"] + count["2)"] <= 8      # `device.sh 1 2` is one call
+        # PPO's files appear only when stage 3 is given the time to train (a call of its own)
+        count[stage] = len([f for f in files if not f.startswith(("ppo_", "training"))])
+    # `device.sh 1 3 2` is one call; the stages share one log
+    assert "runbook.log" in script and "stage{stage}" not in (RUNBOOK / "__main__.py").read_text()
+    assert count["1)"] + count["2)"] + count["3)"] + 1 <= 8
+
+
+def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
+    """ncu's `--page raw` CSV (as it came back from the H100): a connection line, the header, a
+    units row, and hundreds of device and launch attributes beside the metrics. The report keeps
+    the metrics asked for, names each row's range and kernel, and drops the units row."""
+    sys.path.insert(0, str(RUNBOOK))
+    try:
+        import ncu_profile
+        import report
+    finally:
+        sys.path.remove(str(RUNBOOK))
+    columns = ["ID", "Kernel Name", "device__attribute_clock_rate", "launch__block_size",
+               *ncu_profile.METRICS]
+    kernels = ["environment::drive_cuda[v1,abc](long long, Array<int>)",
+               "agent_step::agent_reset_cuda[v1,abc](long long)"]
+    with open(tmp_path / "ncu_metrics.csv", "w", newline="") as f:
+        f.write("==PROF== Connected to process 661 (/usr/bin/python3.12)\n")
+        out = csv.writer(f, quoting=csv.QUOTE_ALL)
+        out.writerow(columns)
+        out.writerow(["", "", "", "", *["ns" if "duration" in m else "" for m in
+                                         ncu_profile.METRICS]])
+        for i, kernel in enumerate(kernels):
+            out.writerow([str(i), kernel, "1,980,000", "128",
+                          *[f"{i + 1}.{j}" for j in range(len(ncu_profile.METRICS))]])
+    (tmp_path / "profile_order.json").write_text(json.dumps([
+        {"range": "raw", "kernels": ["drive_cuda"], "consoles": 16384},
+        {"range": "agent_step", "kernels": ["agent_reset_cuda"], "consoles": 16384}]))
+    lines = report.profile_section(tmp_path)
+    header = next(line for line in lines if line.startswith("| range"))
+    assert "device__attribute_clock_rate" not in header and "launch__block_size" not in header
+    assert all(m in header for m in ncu_profile.METRICS)
+    rows = [line for line in lines if line.startswith("|") and not line.startswith(("| range",
+                                                                                     "|---"))]
+    assert len(rows) == 2                                    # the units row is gone
+    assert rows[0].startswith("| raw | 16384 | drive_cuda | 1.0 | 1.1 |")
+    assert rows[1].startswith("| agent_step | 16384 | agent_reset_cuda | 2.0 |")

@@ -1,9 +1,9 @@
-"""The GPU runbook: what a lent GPU has to show, run unattended in two commands.
+"""The GPU runbook: what a lent GPU has to show, run unattended in one command.
 
     python tools/gpu_runbook prepare                   # here: kernels precompiled, wheels (once)
-    bash tools/gpu_runbook/device.sh 1 2               # there: preflight + exactness (4 min),
-                                                       #        then throughput (5 min)
-    bash tools/gpu_runbook/device.sh 3                 # there: Nsight Compute profile (2.5 min)
+    bash tools/gpu_runbook/device.sh 1 3 2             # there, one command (9.5 min): preflight
+                                                       # and exactness, the Nsight Compute
+                                                       # profile, then throughput
     python tools/gpu_runbook compare --results DIR     # here: the CPU side of the exactness check
     python tools/gpu_runbook report --results DIR      # here: a markdown summary for RESULTS.md
     python tools/gpu_runbook dry-run --results DIR     # anywhere: all of it on the CPU, tiny sizes
@@ -27,17 +27,18 @@ sys.path.insert(1, str(HERE.parents[1]))          # this checkout's cule_py
 from common import RESULTS, Log, gpu_present  # noqa: E402
 
 # Seconds per stage on the GPU machine: a session is lent 15 minutes of device time in all, a
-# machine's start (0.5-2 min) and the idle time between calls included. Stages 1 and 2 share one
-# 10-minute command (9 min), stage 3 is a second, short one. Measured on the first run (H200,
-# 2026-11-26): 200 s of exactness reached 44 of 114 jobs at the old sizes, which are now smaller.
-STAGE_LIMITS = {1: 240.0, 2: 300.0, 3: 150.0}
+# machine's start (0.5-2 min) included, and a second call risks an idle gap or a second start.
+# So all three stages share one 10-minute command, `device.sh 1 3 2`: throughput last, so that an
+# overrun only cuts its windows. The second run (H100, 2026-11-26) did exactly this in 548 s.
+STAGE_LIMITS = {1: 170.0, 3: 130.0, 2: 250.0}
 # Stage 3 runs PPO after the profile only when given at least this long (--time-limit).
 TRAINING_FROM_S = 250.0
 STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and training"}
 
 
 def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
-              time_limit: float, allow_compile: bool = False) -> int:
+              time_limit: float, allow_compile: bool = False,
+              profile_consoles: list[int] | None = None, profile_agent: bool = True) -> int:
     import exactness
     import preflight
     import ncu_profile
@@ -45,7 +46,7 @@ def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
     import training
 
     results.mkdir(parents=True, exist_ok=True)
-    log = Log(results, f"stage{stage}")
+    log = Log(results, "runbook", prefix=f"stage {stage}")
     start = time.monotonic()
 
     def left() -> float:
@@ -66,13 +67,14 @@ def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
                              log=log)
     else:
         # The profile first (it feeds the GPU model); PPO only with time for it to learn.
-        train = time_limit >= TRAINING_FROM_S or device == "cpu"
+        train = (time_limit >= TRAINING_FROM_S or device == "cpu") and profile_consoles is None
         ncu_profile.run_stage(results, device=device, scale=scale,
-                              time_limit=left() * (0.5 if train else 1.0) - 5, log=log)
+                              time_limit=left() * (0.5 if train else 1.0) - 5, log=log,
+                              consoles=profile_consoles, agent=profile_agent)
         if train:
             training.run_stage(results, device=device, scale=scale, time_limit=left() - 10,
                                log=log)
-        else:
+        elif profile_consoles is None:
             log(f"training skipped: stage 3 has {time_limit:.0f} s, PPO needs "
                 f"--time-limit {TRAINING_FROM_S:.0f} or more")
     log(f"stage {stage} done in {time.monotonic() - start:.0f} s")
@@ -113,6 +115,10 @@ def main(argv=None) -> int:
     p.add_argument("--time-limit", type=float, default=None)
     p.add_argument("--allow-compile", action="store_true",
                    help="go on when a kernel is not in the cache (it compiles, for minutes)")
+    p.add_argument("--profile-consoles", type=int, nargs="+", default=None,
+                   help="stage 3: these batch sizes instead of 16,384 and 65,536 (no PPO)")
+    p.add_argument("--profile-no-agent", action="store_true",
+                   help="stage 3: raw and identical ranges only")
     p = sub.add_parser("compare", help="development machine: CPU side of the exactness check")
     p.add_argument("--results", type=pathlib.Path, default=RESULTS)
     p = sub.add_parser("report", help="markdown summary of a results folder")
@@ -130,7 +136,9 @@ def main(argv=None) -> int:
         device = args.device or ("cuda" if gpu_present() else "cpu")
         limit = args.time_limit or STAGE_LIMITS[args.number]
         return run_stage(args.number, args.results, device=device, scale=args.scale,
-                         time_limit=limit, allow_compile=args.allow_compile)
+                         time_limit=limit, allow_compile=args.allow_compile,
+                         profile_consoles=args.profile_consoles,
+                         profile_agent=not args.profile_no_agent)
     if args.command == "compare":
         import exactness
 

@@ -38,16 +38,19 @@ class Deadline:
 
 class Log:
     """print() that also appends to results/<name>.log: what a stage said survives a killed
-    command, since the log file is written as it goes."""
+    command, since the log file is written as it goes. The stages share one log (a device call
+    brings back at most 8 files); `prefix` says which stage a line is from."""
 
-    def __init__(self, results: pathlib.Path, name: str):
+    def __init__(self, results: pathlib.Path, name: str, prefix: str = ""):
         results.mkdir(parents=True, exist_ok=True)
         self.path = results / f"{name}.log"
         self._file = open(self.path, "a", buffering=1)
         self._start = time.monotonic()
+        self._prefix = f"{prefix} " if prefix else ""
 
     def __call__(self, *parts) -> None:
-        line = f"[{time.monotonic() - self._start:7.1f}s] " + " ".join(str(p) for p in parts)
+        line = (f"[{self._prefix}{time.monotonic() - self._start:7.1f}s] "
+                + " ".join(str(p) for p in parts))
         print(line, flush=True)
         self._file.write(line + "\n")
 

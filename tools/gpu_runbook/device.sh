@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from the repository root, one command for stages 1 and 2, one for 3:
-#     bash tools/gpu_runbook/device.sh 1 2       then      bash tools/gpu_runbook/device.sh 3
+# On a lent GPU machine, from the repository root, one command for all three stages (9.5 min):
+#     bash tools/gpu_runbook/device.sh 1 3 2
 # (one stage with its options: bash tools/gpu_runbook/device.sh 2 --time-limit 200)
 # The device call must carry .gpurun and .whl (made by `python tools/gpu_runbook prepare`).
 # Sets up the carried wheels and the precompiled kernel cache and runs each stage with its time
@@ -24,11 +24,12 @@ export PYTHONUNBUFFERED=1
 # queues (the default 8 would serialise streams that share one). Read when the context is made.
 export CUDA_DEVICE_MAX_CONNECTIONS=32
 
-files_of() {       # what a stage writes (at most 8 files come back from a call)
+files_of() {       # what a stage writes (at most 8 files come back from a call: stages 1-3
+                   # without PPO write 7, their log shared)
     case $1 in
-        1) echo "preflight.json exactness_cuda.jsonl stage1.log" ;;
-        2) echo "throughput.jsonl stage2.log" ;;
-        3) echo "profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log stage3.log" ;;
+        1) echo "preflight.json exactness_cuda.jsonl" ;;
+        2) echo "throughput.jsonl" ;;
+        3) echo "profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log" ;;
     esac
 }
 
@@ -41,6 +42,8 @@ for arg in "$@"; do
     esac
 done
 code=0
+[ "$results" != .gpurun/results ] && [ -f .gpurun/results/runbook.log ] && \
+    cp .gpurun/results/runbook.log "$results/"
 for stage in "${stages[@]}"; do
     if [ "$results" != .gpurun/results ]; then
         for f in $(files_of "$stage"); do

@@ -28,24 +28,31 @@ TARGET = pathlib.Path(__file__).resolve().parent / "profile_target.py"
 
 
 def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: float,
-              log: Log) -> dict:
+              log: Log, consoles: list[int] | None = None, agent: bool = True) -> dict:
+    """`consoles`: batch sizes other than the default ones (their files get the sizes in their
+    names, so that a later call adds to the default profile instead of overwriting it);
+    `agent` False: the raw and identical ranges only (no agent-step warm-up)."""
     deadline = Deadline(time_limit)
-    consoles = ["4"] if scale == "tiny" else ["16384", "65536"]
+    default = ["4"] if scale == "tiny" else ["16384", "65536"]
+    sizes = default if consoles is None else [str(c) for c in consoles]
+    suffix = "" if sizes == default else "_" + "_".join(sizes)
     warmup = "8" if scale == "tiny" else "300"
-    order = results / "profile_order.json"
-    target = [python(), str(TARGET), "--device", device, "--consoles", *consoles,
+    order = results / f"profile_order{suffix}.json"
+    target = [python(), str(TARGET), "--device", device, "--consoles", *sizes,
               "--warmup-frames", warmup, "--order", str(order),
               "--time-limit", str(max(10.0, deadline.left() - 10.0))]
+    if not agent:
+        target.append("--no-agent")
     ncu = shutil.which("ncu")
     if device != "cpu" and ncu is None:
         for candidate in sorted(pathlib.Path("/opt/nvidia").glob("nsight-compute/*/ncu")):
             ncu = str(candidate)
-    record = {"stage": "profile", "device": device, "consoles": consoles}
+    record = {"stage": "profile", "device": device, "consoles": sizes, "agent": agent}
     if device == "cpu" or ncu is None:
         command = target
         record["ncu"] = None
     else:
-        report = results / "ncu_metrics.csv"
+        report = results / f"ncu_metrics{suffix}.csv"
         command = [ncu, "--profile-from-start", "off", "-k", f"regex:{'|'.join(KERNELS)}",
                    "--metrics", ",".join(METRICS),
                    "--csv", "--page", "raw", "--log-file", str(report), *target]

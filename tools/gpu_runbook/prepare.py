@@ -98,8 +98,8 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
     if missing:
         print(f"not ready: {missing} missing", file=sys.stderr)
         return 1
-    print("ready: carry .gpurun and .whl; on the GPU `bash tools/gpu_runbook/device.sh 1 2`, "
-          "then `bash tools/gpu_runbook/device.sh 3` (benchmarks/README.md)")
+    print("ready: carry .gpurun and .whl; on the GPU, one call (timeout 600 s): "
+          "`bash tools/gpu_runbook/device.sh 1 3 2` (benchmarks/README.md)")
     return 0
 
 

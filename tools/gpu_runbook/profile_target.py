@@ -103,6 +103,7 @@ def main(argv=None) -> None:
     parser.add_argument("--warmup-frames", type=int, default=300,
                         help="random frames before profiling (decorrelation)")
     parser.add_argument("--order", help="JSON file for the list of profiled ranges")
+    parser.add_argument("--no-agent", action="store_true", help="raw and identical ranges only")
     parser.add_argument("--time-limit", type=float, default=0,
                         help="seconds: no batch size is started after half of them (0: none)")
     args = parser.parse_args(argv)
@@ -113,7 +114,9 @@ def main(argv=None) -> None:
             print(f"time limit: {consoles} consoles not profiled", flush=True)
             break
         raw_ranges(ranges, args.game, consoles, args.device, args.warmup_frames)
-        agent_ranges(ranges, args.game, consoles, args.device, max(1, args.warmup_frames // 4))
+        if not args.no_agent:
+            agent_ranges(ranges, args.game, consoles, args.device,
+                         max(1, args.warmup_frames // 4))
         if args.order:
             pathlib.Path(args.order).write_text(json.dumps(ranges.names, indent=1))
         if args.device != "cpu":

@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import json
 import pathlib
+import re
 
 from common import read_records
+from ncu_profile import METRICS
 
 
 def _fmt(value, digits: int = 0) -> str:
@@ -96,25 +98,39 @@ def throughput_section(results: pathlib.Path) -> list[str]:
 
 
 def profile_section(results: pathlib.Path) -> list[str]:
-    path = results / "ncu_metrics.csv"
-    order_path = results / "profile_order.json"
-    if not path.exists():
-        return ["## Profile (Nsight Compute)", "", "no metrics (no GPU or not run)", ""]
+    """Every ncu_metrics*.csv with its profile_order*.json (the default batch sizes, and calls
+    that profiled others)."""
+    head = ["## Profile (Nsight Compute)", ""]
+    paths = sorted(results.glob("ncu_metrics*.csv"))
+    if not paths:
+        return head + ["no metrics (no GPU or not run)", ""]
+    lines = []
+    for path in paths:
+        order_path = results / path.name.replace("ncu_metrics", "profile_order").replace(
+            ".csv", ".json")
+        lines += _profile_table(path, order_path)
+    return head + (lines or ["no kernel rows in ncu_metrics.csv", ""])
+
+
+def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
     text = path.read_text().splitlines()
     start = next((i for i, line in enumerate(text) if '"Kernel Name"' in line), None)
     if start is None:
-        return ["## Profile (Nsight Compute)", "", "no kernel rows in ncu_metrics.csv", ""]
+        return []
     rows = list(csv.DictReader(text[start:]))
     rows = [r for r in rows if r.get("ID", "").strip().isdigit()]   # drop the units row
     order = json.loads(order_path.read_text()) if order_path.exists() else []
-    expected = [(rng["range"], rng["consoles"], k) for rng in order for k in rng["kernels"]]
-    names = [c for c in (rows[0].keys() if rows else []) if "__" in c]
-    lines = ["## Profile (Nsight Compute)", "",
+    ranges = [(rng["range"], rng["consoles"]) for rng in order for _ in rng["kernels"]]
+    # `--page raw` prints every device and launch attribute too: keep the metrics asked for.
+    names = [m for m in METRICS if rows and m in rows[0]]
+    lines = [f"`{path.name}`:", "",
              "| range | consoles | kernel | " + " | ".join(names) + " |",
              "|---|---|---|" + "---|" * len(names)]
     for i, r in enumerate(rows):
-        where, consoles, _ = expected[i] if i < len(expected) else ("?", "?", "?")
-        kernel = r.get("Kernel Name", "")[:40]
+        where, consoles = ranges[i] if i < len(ranges) else ("?", "?")
+        full = r.get("Kernel Name", "")
+        kernel = re.search(r"::(\w+)\[", full)
+        kernel = kernel.group(1) if kernel else full.split("(")[0][:40]
         lines.append(f"| {where} | {consoles} | {kernel} | "
                      + " | ".join(r.get(n, "") for n in names) + " |")
     return lines + [""]
