@@ -100,7 +100,7 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
         sys.path.remove(str(RUNBOOK))
     columns = ["ID", "Kernel Name", "device__attribute_clock_rate", "launch__block_size",
                *ncu_profile.METRICS]
-    kernels = ["environment::drive_cuda[v1,abc](long long, Array<int>)",
+    kernels = ["drive_cuda[v1,abc](long long, Array<int>)",
                "agent_step::agent_reset_cuda[v1,abc](long long)"]
     with open(tmp_path / "ncu_metrics.csv", "w", newline="") as f:
         f.write("==PROF== Connected to process 661 (/usr/bin/python3.12)\n")
@@ -112,7 +112,7 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
             out.writerow([str(i), kernel, "1,980,000", "128",
                           *[f"{i + 1}.{j}" for j in range(len(ncu_profile.METRICS))]])
     (tmp_path / "profile_order.json").write_text(json.dumps([
-        {"range": "raw", "kernels": ["drive_cuda"], "consoles": 16384},
+        {"range": "raw", "kernels": ["drive_cuda"], "consoles": 16384},   # named either way
         {"range": "agent_step", "kernels": ["agent_reset_cuda"], "consoles": 16384}]))
     lines = report.profile_section(tmp_path)
     header = next(line for line in lines if line.startswith("| range"))

@@ -129,7 +129,7 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
     for i, r in enumerate(rows):
         where, consoles = ranges[i] if i < len(ranges) else ("?", "?")
         full = r.get("Kernel Name", "")
-        kernel = re.search(r"::(\w+)\[", full)
+        kernel = re.match(r"(?:[\w:]*::)?(\w+)\[", full)        # with or without its module
         kernel = kernel.group(1) if kernel else full.split("(")[0][:40]
         lines.append(f"| {where} | {consoles} | {kernel} | "
                      + " | ".join(r.get(n, "") for n in names) + " |")
