@@ -782,6 +782,22 @@ CALIBRATION = {
     "fps": {"decorrelated": {4096: 90_895, 16384: 283_860, 65536: 363_108},
             "identical": {4096: 565_726, 16384: 2_280_368}},
 }
+# What the H100 gave for the kernels of e9853a1 (benchmarks/RESULTS.md, 2026-11-26 session 14;
+# files under benchmarks/results/2026-11-26-h100-runbook/): Nsight Compute on one act() launch
+# of drive_cuda, Pong after 300 random frames. ncu locks the clocks to base (1.59 GHz on an
+# H100 SXM), so its launch times are taken at that clock (`calibrate --recorded e9853a1`
+# fits with it). ipc_one_warp: the identical launch's issue-active share at 16,384 consoles
+# (512 warps on 528 schedulers, one warp each).
+RECORDED_E9853A1 = {
+    "commit": "e9853a1", "game": "pong", "warmup": 300, "registers": 255,
+    "threads_per_block": 128, "ncu_consoles": 16384, "clock_hz": 1.59e9,
+    "warp_instructions": 18_176_195_448,
+    "active_threads_per_warp_instruction": 1.79,
+    "ipc_one_warp": 0.1477,
+    "fps": {"decorrelated": {16384: 16384 / 0.23420288, 65536: 65536 / 0.63435562},
+            "identical": {16384: 16384 / 0.00876768, 65536: 65536 / 0.02074038}},
+}
+RECORDED = {"2ee2133": CALIBRATION, "e9853a1": RECORDED_E9853A1}
 # The figures the calibration fits (the rest are predictions, compared in `calibrate`).
 FITTED = ("warp instructions per console-frame", "active threads per warp instruction",
           "decorrelated 65,536")
@@ -800,6 +816,8 @@ FROZEN = {
     'weights': {'step': 3.6677469284013418, 'opcode': 5.501620392602013, 'device': 13.754050981505033, 'clock': 46.895093078961885},
 }
 CALIBRATION_FILE = REPO / "tools" / "gpu_model_calibration.json"
+CALIBRATION_FILES = {"2ee2133": CALIBRATION_FILE,
+                     "e9853a1": REPO / "tools" / "gpu_model_calibration_e9853a1.json"}
 
 
 def calibrated_weights(path_scale: float, clock: float) -> dict:
@@ -927,7 +945,7 @@ def calibrate(counts: dict, recorded: dict = CALIBRATION, clock_hz: float = 1.98
             fps[kind, n] = predict_fps(counts, weights, n, identical=kind == "identical",
                                        ipc_exponent=exponent, **common)
             rows.append({"figure": f"{kind} {n:,}", "recorded": value, "model": fps[kind, n]})
-    for n in (4096, 16384):
+    for n in sorted(set(recorded["fps"]["identical"]) & set(recorded["fps"]["decorrelated"])):
         rows.append({"figure": f"identical / decorrelated {n:,}",
                      "recorded": recorded["fps"]["identical"][n]
                      / recorded["fps"]["decorrelated"][n],
@@ -1063,12 +1081,16 @@ def _trace_command(args) -> int:
 
 def _calibrate_command(args) -> int:
     sys.path.insert(0, str(REPO / "tools"))
+    recorded = RECORDED[args.recorded]
+    counts_path = args.counts or str(CALIBRATION_FILES[args.recorded])
     if args.trace:
-        counts = trace_counts(CALIBRATION["game"], args.consoles, args.frames,
-                              CALIBRATION["warmup"], args.seed)
-        save_counts(args.counts, counts)
-    counts = load_counts(args.counts)
-    cal = calibrate(counts, clock_hz=args.clock_ghz * 1e9)
+        counts = trace_counts(recorded["game"], args.consoles, args.frames,
+                              recorded["warmup"], args.seed)
+        save_counts(counts_path, counts)
+    counts = load_counts(counts_path)
+    clock_hz = args.clock_ghz * 1e9 if args.clock_ghz else recorded.get(
+        "clock_hz", H100["clock_ghz"] * 1e9)
+    cal = calibrate(counts, recorded, clock_hz=clock_hz)
     text = calibration_markdown(cal)
     print(text)
     if args.json:
@@ -1118,16 +1140,21 @@ def main(argv=None) -> int:
                     "({game} is replaced by the game)")
     tr.add_argument("--json")
     tr.add_argument("--md")
-    ca = sub.add_parser("calibrate", help="fit the model to what was recorded at 2ee2133")
-    ca.add_argument("--counts", default=str(CALIBRATION_FILE),
-                    help="weight-free counts of the calibration trace (JSON)")
+    ca = sub.add_parser("calibrate", help="fit the model to what a GPU recorded (2ee2133, "
+                                          "or the refit on e9853a1)")
+    ca.add_argument("--recorded", choices=sorted(RECORDED), default="2ee2133",
+                    help="which recorded run to fit: 2ee2133 (the frozen model) or e9853a1")
+    ca.add_argument("--counts", default=None,
+                    help="weight-free counts of the calibration trace (JSON; default: the "
+                         "committed counts of --recorded)")
     ca.add_argument("--trace", action="store_true",
-                    help="trace first (run with the package of 2ee2133 on PYTHONPATH) and "
-                         "write the counts to --counts")
+                    help="trace first (run with the package of --recorded's commit on "
+                         "PYTHONPATH) and write the counts to --counts")
     ca.add_argument("--consoles", type=int, default=512)
     ca.add_argument("--frames", type=int, default=2)
     ca.add_argument("--seed", type=int, default=0)
-    ca.add_argument("--clock-ghz", type=float, default=H100["clock_ghz"])
+    ca.add_argument("--clock-ghz", type=float, default=None,
+                    help="SM clock of the recorded times (default: the record's, else boost)")
     ca.add_argument("--json")
     args = parser.parse_args(argv)
 
