@@ -422,7 +422,8 @@ def _cpu_main(args) -> None:
           f"sticky 0.25, random actions; {envs_per_core} envs per core, threads = cores; "
           f"warm-up {'per game (pong 1000, breakout 250, others 300)' if warmup is None else warmup}"
           f" steps, then {windows} windows of {window_steps} steps, median window; {rounds} "
-          f"paired round(s), order alternating; ratio: median [range] of the rounds' ratios; "
+          f"paired round(s), order alternating, later rounds going on from the env's state "
+          f"(no second reset or warm-up); ratio: median [range] of the rounds' ratios; "
           f"reset share: seconds in cule_py's autoreset kernels over the windows' seconds "
           f"(ale-py's: not measurable from outside, n/a)")
     _kernel_cache_note("CPU")

@@ -261,7 +261,8 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
                        progress: Callable[[str], None] | None = None,
                        threads: int | None = None,
                        frameskip: int | None = None,
-                       window_budget: float | None = None) -> SteadyStateResult:
+                       window_budget: float | None = None,
+                       continue_from: SteadyStateResult | None = None) -> SteadyStateResult:
     """Steady-state throughput of a Gymnasium vector env (cule_py's or ale-py's AtariVectorEnv)
     under random actions: reset(seed=seed), one untimed first step (kernels load here), warm-up to
     `warmup_steps` (None: `default_warmup_steps(game)`; `time_budget` seconds may cut it, never
@@ -273,7 +274,10 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
     warm-up's pace, so that a measurement stays inside a command's time limit (noted).
     The warm-up restarts the consoles in STAGGER_GROUPS groups at evenly spaced steps (see
     there), through reset(options={"reset_mask": ...}), which both AtariVectorEnvs take.
-    cule_py's env has its autoreset launches timed during the windows only."""
+    cule_py's env has its autoreset launches timed during the windows only.
+    `continue_from`: an earlier result of this same env, whose state it is still in (steady
+    state already): no reset, no first step, no warm-up; the windows go on from there, with
+    actions drawn from `seed`, and warmup_steps counts every step since that reset."""
     say = progress or (lambda line: None)
     sync = sync or (lambda: None)
     if window_steps < 1 or windows < 1:
@@ -297,6 +301,16 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
     def random_actions(rows: int):
         actions = rng.integers(0, actions_n, (rows, n), dtype=np.int64)
         return actions if xp is np else xp.asarray(actions)
+
+    if continue_from is not None:
+        return _measure_windows(
+            env, game=game, label=label, backend=backend, window_steps=window_steps,
+            windows=windows, sync=sync, say=say, threads=threads, skip=skip, target=target,
+            done=continue_from.warmup_steps + sum(w.steps for w in continue_from.windows),
+            random_actions=random_actions, timed_resets=timed_resets,
+            distinct_ram=_distinct_ram(env), distinct_obs=None, setup=0.0,
+            warmup_seconds=0.0, notes=notes + [f"continued from {continue_from.label}: no "
+                                               f"reset, no warm-up"])
 
     say(f"{label}: {game}, {n} envs, reset(seed={seed}) and a first step")
     start = time.perf_counter()
@@ -338,6 +352,18 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
 
     window_steps = _fitted_window(window_steps, windows, window_budget,
                                   warmup_seconds / max(1, done - 1), notes, "steps")
+    return _measure_windows(
+        env, game=game, label=label, backend=backend, window_steps=window_steps, windows=windows,
+        sync=sync, say=say, threads=threads, skip=skip, target=target, done=done,
+        random_actions=random_actions, timed_resets=timed_resets, distinct_ram=distinct_ram,
+        distinct_obs=distinct_obs, setup=setup, warmup_seconds=warmup_seconds, notes=notes)
+
+
+def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, say, threads,
+                     skip, target, done, random_actions, timed_resets, distinct_ram,
+                     distinct_obs, setup, warmup_seconds, notes) -> SteadyStateResult:
+    """measure_vector_env's timed windows, from wherever the env is."""
+    n = env.num_envs
     measured = []
     if timed_resets:
         env._time_autoresets(True)
@@ -527,10 +553,13 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
                 ) -> list[PairedComparison]:
     """cule_py's AtariVectorEnv against ale-py's on the CPU, steady state, per game and core
     count (default: 1 and `available_cores()`): `rounds` paired rounds, cule_py then ale-py with
-    the order alternating per round, each side a fresh env of envs_per_core x cores envs on
-    `cores` threads and a full `measure_vector_env` (warm-up None: per-game default).
-    `on_comparison` gets each game and core count as soon as its rounds are done (the benchmark
-    prints its row then, not minutes later with the others)."""
+    the order alternating per round. Each side is one env of envs_per_core x cores envs on
+    `cores` threads per game and core count: round 1 is a full `measure_vector_env` (reset,
+    warm-up None: per-game default), later rounds go on from where the side's last round left
+    its env (steady state already; the same fresh action seed on both sides), so that a round
+    costs its windows, not another env, reset and warm-up (ale-py's take ~8 s of a ~17 s round
+    on one core). `on_comparison` gets each game and core count as soon as its rounds are done
+    (the benchmark prints its row then, not minutes later with the others)."""
     if cores_list is None:
         cores_list = sorted({1, available_cores()})
     comparisons = []
@@ -538,20 +567,24 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
         for cores in cores_list:
             num_envs = envs_per_core * cores
             results: dict[str, list[SteadyStateResult]] = {"cule_py": [], "ale_py": []}
-            for round_ in range(rounds):
-                order = ("ale_py", "cule_py") if round_ % 2 else ("cule_py", "ale_py")
-                for side in order:
-                    make = make_cule_env if side == "cule_py" else make_ale_env
-                    env = make(game, num_envs, threads=cores)
-                    try:
+            envs = {}
+            try:
+                for round_ in range(rounds):
+                    order = ("ale_py", "cule_py") if round_ % 2 else ("cule_py", "ale_py")
+                    for side in order:
+                        if side not in envs:
+                            make = make_cule_env if side == "cule_py" else make_ale_env
+                            envs[side] = make(game, num_envs, threads=cores)
                         results[side].append(measure_vector_env(
-                            env, game=game,
+                            envs[side], game=game,
                             label=f"{SIDE_NAMES[side]} {cores} core(s) round {round_ + 1}",
                             backend="cpu", warmup_steps=warmup_steps,
                             window_steps=window_steps, windows=windows, seed=seed + round_,
-                            time_budget=time_budget, progress=progress, threads=cores))
-                    finally:
-                        env.close()
+                            time_budget=time_budget, progress=progress, threads=cores,
+                            continue_from=results[side][-1] if results[side] else None))
+            finally:
+                for env in envs.values():
+                    env.close()
             comparisons.append(PairedComparison(game, cores, num_envs, results["cule_py"],
                                                 results["ale_py"]))
             if on_comparison is not None:
@@ -570,7 +603,9 @@ def comparison_row(c: PairedComparison) -> str:
     """One row of `comparison_table`: medians over rounds, the ratio's median [min, max]."""
     ratios = c.ratios
     share = c.median("cule_py", "reset_share")
-    warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py})
+    # the warm-ups played; later rounds continue from them (their own count is cumulative)
+    warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py
+                      if not any(n.startswith("continued from") for n in r.notes)})
     return (f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
             f"{c.median('ale_py', 'agent_steps_per_s'):,.0f} | {statistics.median(ratios):.2f} "
             f"[{min(ratios):.2f}, {max(ratios):.2f}] | {c.median('cule_py', 'frames_per_s'):,.0f} | "

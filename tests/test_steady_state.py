@@ -286,3 +286,52 @@ def test_compare_cpu_hands_over_each_row_when_done(monkeypatch):
     assert [c.game for c in result] == ["breakout", "pong"]
     assert events == [("measure", "breakout")] * 4 + [("row", "breakout")] + \
         [("measure", "pong")] * 4 + [("row", "pong")]
+
+
+def test_a_continued_round_plays_only_its_windows(clock):
+    """continue_from: the same env goes on from where the earlier measurement left it: no
+    reset, no first step, no warm-up; its windows follow on, and warmup_steps counts every step
+    since the reset (the earlier warm-up and windows)."""
+    env = FakeEnv(clock)
+    first = ss.measure_vector_env(env, game="pong", label="r1", backend="cpu", warmup_steps=80,
+                                  window_steps=10, windows=2, seed=0, frameskip=4)
+    resets = len(env.masked_resets)
+    second = ss.measure_vector_env(env, game="pong", label="r2", backend="cpu", warmup_steps=80,
+                                   window_steps=10, windows=2, seed=1, frameskip=4,
+                                   continue_from=first)
+    assert env.steps == 80 + 20 + 20                # 120: the reset never came back to 0
+    assert len(env.masked_resets) == resets         # no staggered restarts either
+    assert second.warmup_steps == 100 and second.warmup_target == 80 and not second.warmup_cut
+    assert second.setup_seconds == 0 and second.warmup_seconds == 0
+    assert [w.seconds for w in second.windows] == pytest.approx([0.3, 0.3])   # steps 100-119
+    assert second.decorrelated and any("continued from r1" in n for n in second.notes)
+    assert not np.array_equal(env.seen_actions[80], env.seen_actions[100])  # seed 1's actions
+
+
+def test_compare_cpu_keeps_one_env_per_side_across_rounds(monkeypatch):
+    """Round 1 of each side measures a fresh env from its reset; later rounds continue it (the
+    same env object, continue_from the side's previous result); each env closed once."""
+    made, calls, closed = [], [], []
+
+    class Env:
+        def __init__(self, side):
+            self.side = side
+            made.append(side)
+
+        def close(self):
+            closed.append(self.side)
+
+    def measure(env, *, game, label, continue_from=None, seed=0, **kwargs):
+        calls.append((env.side, seed, None if continue_from is None else continue_from.label))
+        return types.SimpleNamespace(agent_steps_per_s=1.0, label=label)
+
+    monkeypatch.setattr(ss, "make_cule_env", lambda *a, **k: Env("cule"))
+    monkeypatch.setattr(ss, "make_ale_env", lambda *a, **k: Env("ale"))
+    monkeypatch.setattr(ss, "measure_vector_env", measure)
+    ss.compare_cpu(["breakout"], cores_list=[1], rounds=3)
+    assert made == ["cule", "ale"] and sorted(closed) == ["ale", "cule"]
+    assert calls == [("cule", 0, None), ("ale", 0, None),
+                     ("ale", 1, "ale-py 1 core(s) round 1"),
+                     ("cule", 1, "cule_py 1 core(s) round 1"),
+                     ("cule", 2, "cule_py 1 core(s) round 2"),
+                     ("ale", 2, "ale-py 1 core(s) round 2")]
