@@ -5,10 +5,18 @@ for the compute capability, which is still this GPU's."""
 
 import os
 
+_codegen = None
 if os.environ.get("CULE_PY_RUNTIME_KEY"):
-    from numba.cuda import codegen as _codegen
-    from numba.cuda.cudadrv import devices as _devices
+    # Other Pythons inherit PYTHONPATH too (Nsight Compute starts one of its own, which cannot
+    # load the carried numpy): they skip the patch. The runbook's preflight checks that every
+    # kernel is still found in the cache, so a process that needed the patch and lost it shows.
+    try:
+        from numba.cuda import codegen as _codegen
+        from numba.cuda.cudadrv import devices as _devices
+    except ImportError:
+        _codegen = None
 
+if _codegen is not None:
     _KEY = tuple(int(v) for v in os.environ["CULE_PY_RUNTIME_KEY"].split("."))
 
     def _magic_tuple(self):
