@@ -125,6 +125,7 @@ class SteadyStateResult:
     setup_seconds: float = 0.0   # reset + first step: kernels load (or compile) here
     warmup_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    continued_from: str | None = None   # label of the measurement this one went on from
 
     @property
     def agent_steps_per_s(self) -> float:
@@ -309,8 +310,7 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
             done=continue_from.warmup_steps + sum(w.steps for w in continue_from.windows),
             random_actions=random_actions, timed_resets=timed_resets,
             distinct_ram=_distinct_ram(env), distinct_obs=None, setup=0.0,
-            warmup_seconds=0.0, notes=notes + [f"continued from {continue_from.label}: no "
-                                               f"reset, no warm-up"])
+            warmup_seconds=0.0, notes=notes, continued_from=continue_from.label)
 
     say(f"{label}: {game}, {n} envs, reset(seed={seed}) and a first step")
     start = time.perf_counter()
@@ -361,7 +361,8 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
 
 def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, say, threads,
                      skip, target, done, random_actions, timed_resets, distinct_ram,
-                     distinct_obs, setup, warmup_seconds, notes) -> SteadyStateResult:
+                     distinct_obs, setup, warmup_seconds, notes,
+                     continued_from=None) -> SteadyStateResult:
     """measure_vector_env's timed windows, from wherever the env is."""
     n = env.num_envs
     measured = []
@@ -393,7 +394,8 @@ def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, 
                              threads=threads, frameskip=skip, warmup_steps=done,
                              warmup_target=target, distinct_ram=distinct_ram, windows=measured,
                              distinct_observations=distinct_obs, setup_seconds=setup,
-                             warmup_seconds=warmup_seconds, notes=notes)
+                             warmup_seconds=warmup_seconds, notes=notes,
+                             continued_from=continued_from)
 
 
 def measure_emulator(emulator, *, game: str, label: str, backend: str,
@@ -605,7 +607,7 @@ def comparison_row(c: PairedComparison) -> str:
     share = c.median("cule_py", "reset_share")
     # the warm-ups played; later rounds continue from them (their own count is cumulative)
     warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py
-                      if not any(n.startswith("continued from") for n in r.notes)})
+                      if r.continued_from is None})
     return (f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
             f"{c.median('ale_py', 'agent_steps_per_s'):,.0f} | {statistics.median(ratios):.2f} "
             f"[{min(ratios):.2f}, {max(ratios):.2f}] | {c.median('cule_py', 'frames_per_s'):,.0f} | "

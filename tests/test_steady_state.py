@@ -304,7 +304,9 @@ def test_a_continued_round_plays_only_its_windows(clock):
     assert second.warmup_steps == 100 and second.warmup_target == 80 and not second.warmup_cut
     assert second.setup_seconds == 0 and second.warmup_seconds == 0
     assert [w.seconds for w in second.windows] == pytest.approx([0.3, 0.3])   # steps 100-119
-    assert second.decorrelated and any("continued from r1" in n for n in second.notes)
+    assert second.decorrelated and second.continued_from == "r1" and first.continued_from is None
+    row = ss.comparison_row(ss.PairedComparison("pong", 1, 4, [first, second], [first, second]))
+    assert row.endswith("| 80 |")                   # the warm-up played, not 100
     assert not np.array_equal(env.seen_actions[80], env.seen_actions[100])  # seed 1's actions
 
 
