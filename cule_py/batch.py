@@ -20,6 +20,8 @@ difficulty at the next frame (ALE sets the difficulty switches whenever it appli
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import modes as game_modes
@@ -34,6 +36,7 @@ from .kernels import cart
 from .kernels import environment as env_kernel
 from .kernels import game_logic, mt19937
 from .kernels import layout as L
+from .kernels.warp_schedule import SCHEDULES
 
 SYSTEM_RNG_SEED = 4753849
 _SYSTEM_RNG_DRAWS = 1 << 16
@@ -75,6 +78,17 @@ def system_rng_stream(draws: int = _SYSTEM_RNG_DRAWS) -> np.ndarray:
     numpy's legacy RandomState seeds MT19937 exactly as std::mt19937(seed) does."""
     generator = np.random.RandomState(SYSTEM_RNG_SEED)._bit_generator
     return generator.random_raw(draws).astype(np.uint32)
+
+
+def gpu_schedule() -> int:
+    """How the GPU's warps schedule their lanes (kernels/warp_schedule.py), from
+    `CULE_PY_GPU_SCHEDULE`: free (the default), min_pc or scanline. Results are the same under
+    each; only the GPU's speed differs. The CPU backend ignores it."""
+    name = os.environ.get("CULE_PY_GPU_SCHEDULE", "free")
+    if name not in SCHEDULES:
+        raise ValueError(f"CULE_PY_GPU_SCHEDULE={name!r} is not a schedule; use one of "
+                         f"{', '.join(SCHEDULES)}")
+    return SCHEDULES[name]
 
 
 class ConsoleBatch:
@@ -234,6 +248,7 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[rows] = 0
         st[where, L.SYSTEM_RNG_POSITION] = 129
+        st[where, L.GPU_SCHEDULE] = gpu_schedule()
         self.cart_ram[rows] = 0      # ALE's cartridges take their RAM's draws at System resets
         cart.power_on(st, where, self.scheme)
         st[where, L.TIA_YSTART] = self.game.ystart

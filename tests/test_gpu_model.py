@@ -176,6 +176,73 @@ def test_the_refit_on_the_h100_record_of_e9853a1():
     assert frozen["active_threads_per_warp_instruction"] > 1.79
 
 
+def _trace_records(pcs, cycles=3, device=-1, render=0):
+    """A lane's trace records (gpu_trace's columns) running the PCs `pcs` in order."""
+    import numpy as np
+
+    import gpu_trace as T
+    rec = np.zeros((len(pcs), T.COLUMNS), np.int32)
+    rec[:, T.R_PC] = pcs
+    rec[:, T.R_OP] = [pc & 0xFF for pc in pcs]      # one opcode per PC, as in a real ROM
+    rec[:, T.R_CYCLES] = cycles
+    rec[:, T.R_DEVICE] = device
+    rec[:, T.R_RENDER] = render
+    return rec
+
+
+def test_scheduled_warp_counts_steps_and_paths():
+    """The min-PC model: lanes at one PC share a step; the laggard runs first; every
+    instruction runs exactly once; the scanline key splits lanes that are a line apart."""
+    loop = [0x1000, 0x1002, 0x1004] * 4
+    same = [_trace_records(loop) for _ in range(32)]
+    counts, steps = G.scheduled_warp(same, "min_pc")
+    assert steps == len(loop) and counts[0] == steps and counts[1] == steps   # 1 opcode a step
+    free = G.lockstep_warp(same)
+    assert free["steps"] == steps
+    # Half the lanes one iteration behind: min-PC lets the laggards catch up at the loop head,
+    # so the warp takes few more steps than one lane's length, where the free schedule would
+    # issue two opcode bodies at every step.
+    behind = [_trace_records(loop)] * 16 + [_trace_records(loop[1:] + [0x1006])] * 16
+    counts, steps = G.scheduled_warp(behind, "min_pc")
+    instructions = sum(len(seg) for seg in behind)
+    assert len(loop) <= steps <= len(loop) + 3
+    assert counts[1] <= steps + 3
+    assert G.lockstep_warp(behind)["warp"][1] == 2 * len(loop)
+    # The same PCs, one lane on line 0 throughout, the other a scanline (76 cycles) further at
+    # each instruction: min-PC runs them together, the scanline key only their first step.
+    early = _trace_records(loop, cycles=3)
+    late = _trace_records(loop, cycles=76)
+    _, merged = G.scheduled_warp([early, late], "min_pc")
+    _, split = G.scheduled_warp([early, late], "scanline")
+    assert merged == len(loop) and split == 2 * len(loop) - 1
+    assert instructions == 32 * len(loop)
+
+
+def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
+    from cule_py.batch import gpu_schedule
+    from cule_py.kernels.warp_schedule import MIN_PC, SCANLINE
+    assert gpu_schedule() in (0, MIN_PC, SCANLINE)
+    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "scanline")
+    assert gpu_schedule() == SCANLINE
+    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "fastest")
+    with pytest.raises(ValueError, match="min_pc"):
+        gpu_schedule()
+
+
+def test_schedule_keys_order_scanline_before_pc():
+    import numpy as np
+
+    from cule_py.kernels.warp_schedule import MIN_PC, SCANLINE, schedule_key
+    start = np.int64(0)
+    # the PC's 13 bits only (the bank is not in the key)
+    assert schedule_key(MIN_PC, 0xF123, 10_000, start) == 0x1123
+    assert schedule_key(MIN_PC, 0x1123, 10, start) == schedule_key(MIN_PC, 0x1123, 5000, start)
+    # a lane a line behind comes first whatever its PC
+    assert schedule_key(SCANLINE, 0x1FFF, 75, start) < schedule_key(SCANLINE, 0x1000, 76, start)
+    assert schedule_key(SCANLINE, 0x1000, 76, start) >> 13 == 1
+    assert schedule_key(SCANLINE, 0x1000, -5, start) == 0x1000      # clamped at line 0
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(SIMULATOR, reason="the CUDA simulator cannot compile for sm_90")
 @pytest.mark.parametrize("which", ["drive", "flags"])
@@ -197,6 +264,9 @@ def test_console_kernels_within_their_caps(which, capsys):
         assert set(G.OUTLINED) <= names, sorted(names)
     if G.find_nvdisasm():
         assert row["fused_float32_products"] == 0, row["fused_multiply_adds"]
+        if which == "drive":
+            # the console's loop is warp_schedule's CUDA version: a 5-step minimum per step
+            assert row["warp_shuffles"] >= 5, row["warp_shuffles"]
 
 
 @pytest.mark.slow

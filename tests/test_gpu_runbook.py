@@ -53,6 +53,7 @@ def test_dry_run_runs_every_stage(tmp_path):
     assert throughput and not [r for r in throughput if "error" in r]
     kinds = {(r["kind"], r["game"]) for r in throughput}
     assert {("ale_vector", "pong"), ("agent", "pong"), ("raw", "breakout")} <= kinds
+    assert {r["schedule"] for r in throughput if r["kind"] == "agent"} == {"free", "scanline"}
     for r in throughput:
         assert r["frames_per_s"] > 0 and len(r["windows"]) == 3
         assert r["episode_ends_per_step"] >= 0

@@ -95,9 +95,10 @@ OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", 
 # (1,264 with observe kept out of line, so not its loops: the two screen sources carried through
 # the step's replay loop); registers unchanged.
 CAPS = {
-    "drive_cuda": {"registers": 255, "spill_store_bytes": 1754},
+    "drive_cuda": {"registers": 255, "spill_store_bytes": 1758},
     "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
-    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1272},
+    # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1816},
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2214},
 }
 
@@ -405,7 +406,9 @@ def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
            # counts FFMAs that multiply two non-zero values: the observation's resize had 14.
            "fused_multiply_adds": {op: sum(v["opcodes"][op] for v in functions.values())
                                    for op in FUSED_OPCODES},
-           "fused_float32_products": len(_FFMA_PRODUCT.findall(sass))}
+           "fused_float32_products": len(_FFMA_PRODUCT.findall(sass)),
+           # the warp scheduler's votes and its minimum's butterfly (kernels/warp_schedule.py)
+           "warp_shuffles": len(re.findall(r"\bSHFL\.BFLY\b", sass))}
     if log is not None:
         per = parse_link_log(log)
         row["link"] = per
@@ -681,19 +684,80 @@ def lockstep_warp(segments: list) -> dict:
             "render_clocks": int(render.sum()), "render_max_sum": int(render.max(axis=0).sum())}
 
 
+# The schedules a warp can run the decoded core under (kernels/warp_schedule.py): "free" is
+# today's (every lane runs its own next instruction, the warp issues the union of the paths);
+# "min_pc" runs only the lanes whose next instruction has the smallest PC; "scanline" only the
+# lanes on the earliest scanline, and among them those at the smallest PC.
+SCHEDULES = ("free", "min_pc", "scanline")
+
+
+def scheduled_warp(segments: list, schedule: str) -> tuple[np.ndarray, int]:
+    """A warp's frame under a min-PC schedule: per weight the warp's count (as lockstep_warp's
+    "warp": steps, distinct opcodes, distinct device registers, the longest drawing per
+    register, summed over the scheduled steps) and the number of steps. The lanes of a step
+    are at one PC, so they share one opcode (and, but for indexing, one register), and the
+    step's drawing lasts as long as its longest lane's."""
+    import gpu_trace as T
+
+    lanes = len(segments)
+    lengths = np.array([len(seg) for seg in segments])
+    steps = int(lengths.max())
+    op = np.full((lanes, steps + 1), -1, np.int64)
+    device = np.full((lanes, steps + 1), -1, np.int64)
+    render = np.zeros((lanes, steps + 1), np.int64)
+    key = np.full((lanes, steps + 1), 1 << 40, np.int64)
+    for lane, seg in enumerate(segments):
+        n = len(seg)
+        op[lane, :n] = seg[:, T.R_OP]
+        device[lane, :n] = seg[:, T.R_DEVICE]
+        render[lane, :n] = seg[:, T.R_RENDER]
+        key[lane, :n] = seg[:, T.R_PC] & 0x1FFF
+        if schedule == "scanline":
+            # The scanline an instruction starts on, counted from the frame's start (every lane
+            # starts its frame at cycle 0 of the frame loop).
+            start = np.concatenate([[0], np.cumsum(seg[:, T.R_CYCLES])[:-1]])
+            key[lane, :n] |= (3 * start // 228) << 13
+    rows = np.arange(lanes)
+    position = np.zeros(lanes, np.int64)
+    counts = np.zeros(4)
+    taken = 0
+    while True:
+        current = key[rows, position]
+        low = current.min()
+        if low >= 1 << 40:
+            break
+        run = current == low
+        ops = op[rows[run], position[run]]
+        devs = device[rows[run], position[run]]
+        drawn = render[rows[run], position[run]]
+        counts[0] += 1
+        counts[1] += len(np.unique(ops))
+        counts[2] += len(np.unique(devs[devs >= 0]))
+        if drawn.any():
+            # as lockstep_warp: drawing without an access of its own counts under register 0
+            drawing_key = np.where(drawn > 0, np.maximum(devs, 0), -1)
+            counts[3] += sum(drawn[drawing_key == k].max()
+                             for k in np.unique(drawing_key[drawing_key >= 0]))
+        position += run
+        taken += 1
+    return counts, taken
+
+
 def weight_vector(weights: dict) -> np.ndarray:
     return np.array([float(weights[k]) for k in WEIGHT_KEYS])
 
 
-def lockstep_counts(traced: dict, warp: int = 32) -> dict:
+def lockstep_counts(traced: dict, warp: int = 32, schedules=()) -> dict:
     """lockstep_warp over every warp and traced frame of a trace: totals and per warp-frame
-    counts (weight-free), and per console-frame accesses."""
+    counts (weight-free), and per console-frame accesses; for each of `schedules` (SCHEDULES
+    but "free") also the warp-frames' counts under it, as `warp_counts_<schedule>`."""
     import gpu_trace as T
 
     rec, ends = traced["records"], traced["ends"]
     consoles, frames = ends.shape
     totals = collections.Counter()
     warp_counts, thread_counts, lane_counts = [], [], []
+    scheduled = {name: [] for name in schedules if name != "free"}
     starts = np.zeros(consoles, np.int64)
     for f in range(frames):
         for first in range(0, consoles, warp):
@@ -702,6 +766,8 @@ def lockstep_counts(traced: dict, warp: int = 32) -> dict:
             if max(len(s) for s in segments) == 0:
                 continue
             one = lockstep_warp(segments)
+            for name, rows in scheduled.items():
+                rows.append(scheduled_warp(segments, name)[0])
             warp_counts.append(one.pop("warp"))
             thread_counts.append(one.pop("thread"))
             lane_counts.append(one.pop("lane_thread"))
@@ -716,10 +782,18 @@ def lockstep_counts(traced: dict, warp: int = 32) -> dict:
                "cart_accesses": T.R_CART, "render_clocks": T.R_RENDER, "cpu_cycles": T.R_CYCLES}
     sums = {k: (len(every) if c is None else float(every[:, c].sum())) for k, c in columns.items()}
     sums["instructions_that_render"] = float((every[:, T.R_RENDER] > 0).sum())
-    return {"consoles": consoles, "frames": frames, "totals": dict(totals), "sums": sums,
-            "console_frames": consoles * frames, "warp_counts": np.array(warp_counts),
-            "thread_counts": np.array(thread_counts),
-            "lane_counts": np.concatenate(lane_counts)}
+    out = {"consoles": consoles, "frames": frames, "totals": dict(totals), "sums": sums,
+           "console_frames": consoles * frames, "warp_counts": np.array(warp_counts),
+           "thread_counts": np.array(thread_counts),
+           "lane_counts": np.concatenate(lane_counts)}
+    for name, rows in scheduled.items():
+        out[f"warp_counts_{name}"] = np.array(rows)
+    return out
+
+
+def _array_keys(counts: dict) -> list[str]:
+    return [k for k in counts if k.startswith("warp_counts") or k in ("thread_counts",
+                                                                       "lane_counts")]
 
 
 def merge_counts(parts: list[dict]) -> dict:
@@ -731,7 +805,7 @@ def merge_counts(parts: list[dict]) -> dict:
         totals.update(p["totals"])
         sums.update(p["sums"])
     out["totals"], out["sums"] = dict(totals), dict(sums)
-    for key in ("warp_counts", "thread_counts", "lane_counts"):
+    for key in _array_keys(parts[0]):
         out[key] = np.concatenate([p[key] for p in parts])
     return out
 
@@ -763,6 +837,13 @@ def lockstep_model(traced_or_counts: dict, weights: dict = DEFAULT_WEIGHTS,
         "warp_instructions_per_console_frame": warp_cost / cf,
         "thread_instructions_per_console_frame": thread_cost / cf,
         "weights": dict(weights),
+        "schedules": {
+            key[len("warp_counts_"):]: {
+                "warp_instructions_per_console_frame": float(
+                    (counts[key] @ w).sum() + SCHEDULE_OVERHEAD * counts[key][:, 0].sum()) / cf,
+                "lanes_advanced_per_step": totals["instructions"] / max(
+                    counts[key][:, 0].sum(), 1)}
+            for key in counts if key.startswith("warp_counts_")},
     }
 
 
@@ -892,15 +973,27 @@ def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
     return t / clock_hz
 
 
+# SASS a scheduled step adds (kernels/warp_schedule.py in drive_cuda's SASS: the vote, the key,
+# five shuffles and minimums, the compare and branch).
+SCHEDULE_OVERHEAD = 22
+
+
 def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool = False,
                 registers: int = 255, threads_per_block: int = 128, ipc_one_warp: float,
-                ipc_exponent: float, clock_hz: float, draws: int = 5, seed: int = 0) -> float:
+                ipc_exponent: float, clock_hz: float, draws: int = 5, seed: int = 0,
+                schedule: str = "free") -> float:
     """Frames/s of one act() over `consoles`: warps drawn at random from the traced warp-frames
     (decorrelated) or every warp one traced lane's own cost (identical consoles: a warp of
-    copies issues what one lane executes), timed by launch_seconds; median of `draws`."""
+    copies issues what one lane executes), timed by launch_seconds; median of `draws`. Under a
+    schedule other than free, the warp-frames' counts under it, plus SCHEDULE_OVERHEAD a step
+    (identical consoles: no change, all lanes are at one PC anyway)."""
     rng = np.random.default_rng(seed)
     w = weight_vector(weights)
-    warp_pool = counts["warp_counts"] @ w
+    if schedule == "free":
+        warp_pool = counts["warp_counts"] @ w
+    else:
+        scheduled = counts[f"warp_counts_{schedule}"]
+        warp_pool = scheduled @ w + SCHEDULE_OVERHEAD * scheduled[:, 0]
     lane_pool = counts["lane_counts"] @ w
     warps = math.ceil(consoles / 32)
     times = []
@@ -977,22 +1070,22 @@ def calibration_markdown(cal: dict) -> str:
 
 def save_counts(path, counts: dict) -> None:
     """The weight-free counts of a trace as JSON (numbers only: what the model needs)."""
-    out = {k: v for k, v in counts.items()
-           if k not in ("warp_counts", "thread_counts", "lane_counts")}
-    for key in ("warp_counts", "thread_counts", "lane_counts"):
+    arrays = _array_keys(counts)
+    out = {k: v for k, v in counts.items() if k not in arrays}
+    for key in arrays:
         out[key] = counts[key].astype(int).tolist()
     pathlib.Path(path).write_text(json.dumps(out, separators=(",", ":")))
 
 
 def load_counts(path) -> dict:
     counts = json.loads(pathlib.Path(path).read_text())
-    for key in ("warp_counts", "thread_counts", "lane_counts"):
+    for key in _array_keys(counts):
         counts[key] = np.asarray(counts[key], np.float64)
     return counts
 
 
 def trace_counts(game: str, consoles: int, frames: int, warmup: int, seed: int,
-                 chunk: int = 128) -> dict:
+                 chunk: int = 128, schedules=()) -> dict:
     """lockstep_counts over `consoles` consoles traced `chunk` at a time (the records of 128
     consoles x 2 frames take ~230 MB), each chunk its own seed."""
     import gpu_trace as T
@@ -1000,7 +1093,7 @@ def trace_counts(game: str, consoles: int, frames: int, warmup: int, seed: int,
     parts = []
     for i, first in enumerate(range(0, consoles, chunk)):
         traced = T.trace(game, min(chunk, consoles - first), frames, warmup, seed + i)
-        parts.append(lockstep_counts(traced))
+        parts.append(lockstep_counts(traced, schedules=schedules))
         del traced
     return merge_counts(parts)
 
@@ -1022,11 +1115,19 @@ def trace_markdown(results: dict) -> str:
             f"{r['warp_instructions_per_console_frame']:,.0f} |")
     first = next(iter(results.values()), None)
     if first and first.get("prediction"):
-        lines += ["", "| game | consoles | resident warps/scheduler | predicted frames/s "
-                  "(range) |", "|---|---|---|---|"]
+        lines += ["", "| game | schedule | consoles | resident warps/scheduler | W warp "
+                  "instr./console-frame | lanes/step | predicted frames/s (range) |",
+                  "|---|---|---|---|---|---|---|"]
         for game, r in results.items():
             for p in r["prediction"]:
-                lines.append(f"| {game} | {p['consoles']:,} | {p['warps_per_scheduler']:g} | "
+                schedule = p.get("schedule", "free")
+                if schedule == "free":
+                    w, lanes = r["warp_instructions_per_console_frame"], "all"
+                else:
+                    w = r["schedules"][schedule]["warp_instructions_per_console_frame"]
+                    lanes = f"{r['schedules'][schedule]['lanes_advanced_per_step']:.1f}"
+                lines.append(f"| {game} | {schedule} | {p['consoles']:,} | "
+                             f"{p['warps_per_scheduler']:g} | {w:,.0f} | {lanes} | "
                              f"{p['fps'] / 1e6:.2f} M ({p['fps_low'] / 1e6:.2f}-"
                              f"{p['fps_high'] / 1e6:.2f}) |")
     return "\n".join(lines)
@@ -1051,7 +1152,8 @@ def _trace_command(args) -> int:
     results = {}
     for game in args.games:
         start = time.perf_counter()
-        counts = trace_counts(game, args.consoles, args.frames, args.warmup, args.seed)
+        counts = trace_counts(game, args.consoles, args.frames, args.warmup, args.seed,
+                              schedules=args.schedules)
         if args.save_counts:
             save_counts(pathlib.Path(args.save_counts.replace("{game}", game)), counts)
         model = lockstep_model(counts, weights)
@@ -1059,15 +1161,18 @@ def _trace_command(args) -> int:
         model["prediction"] = []
         if cal:
             spread = math.exp(cal["relative_error"])
-            for n in args.batches:
-                occ = occupancy(args.registers, args.threads_per_block, n)
-                fps = predict_fps(counts, weights, n, registers=args.registers,
-                                  threads_per_block=args.threads_per_block,
-                                  ipc_one_warp=cal["ipc_one_warp"],
-                                  ipc_exponent=cal["ipc_exponent"], clock_hz=cal["clock_hz"])
-                model["prediction"].append({
-                    "consoles": n, "warps_per_scheduler": occ["resident_warps_per_scheduler"],
-                    "fps": fps, "fps_low": fps / spread, "fps_high": fps * spread})
+            for schedule in ["free"] + [x for x in args.schedules if x != "free"]:
+                for n in args.batches:
+                    occ = occupancy(args.registers, args.threads_per_block, n)
+                    fps = predict_fps(counts, weights, n, registers=args.registers,
+                                      threads_per_block=args.threads_per_block,
+                                      ipc_one_warp=cal["ipc_one_warp"],
+                                      ipc_exponent=cal["ipc_exponent"],
+                                      clock_hz=cal["clock_hz"], schedule=schedule)
+                    model["prediction"].append({
+                        "schedule": schedule, "consoles": n,
+                        "warps_per_scheduler": occ["resident_warps_per_scheduler"],
+                        "fps": fps, "fps_low": fps / spread, "fps_high": fps * spread})
         results[game] = model
         print(f"{game}: traced and modelled in {model['trace_s']} s", flush=True)
     text = trace_markdown(results)
@@ -1136,6 +1241,8 @@ def main(argv=None) -> int:
     tr.add_argument("--threads-per-block", type=int,
                     default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
     tr.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    tr.add_argument("--schedules", nargs="*", default=[], choices=SCHEDULES,
+                    help="also model these warp schedules (kernels/warp_schedule.py)")
     tr.add_argument("--save-counts", help="write the weight-free counts here as JSON "
                     "({game} is replaced by the game)")
     tr.add_argument("--json")

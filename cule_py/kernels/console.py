@@ -242,3 +242,6 @@ from .._jit_cache import cpu_core  # noqa: E402
 
 if cpu_core() == "fast":
     from . import console_fast_path  # noqa: E402,F401
+
+# The GPU's version of run_instructions (registered for the CUDA target only): the warp scheduler.
+from . import warp_schedule  # noqa: E402,F401

@@ -48,6 +48,7 @@ _FIELDS = """
     DPC_MUSIC5 DPC_MUSIC6 DPC_MUSIC7
     DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
     ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
+    GPU_SCHEDULE
 """.split()
 
 STATE_FIELDS = len(_FIELDS)
@@ -217,6 +218,7 @@ DPC_FRAC_LO = 150
 DPC_FRAC_HI = 151
 ENV_PADDLE_DELTA = 152
 ENV_PADDLE_REQUEST = 153
+GPU_SCHEDULE = 154
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \

@@ -68,6 +68,12 @@ def exactness_section(results: pathlib.Path) -> list[str]:
     return lines + [""]
 
 
+def _what(record: dict) -> str:
+    """The kind of measurement, with its warp schedule where the GPU ran one other than free."""
+    schedule = record.get("schedule", "free")
+    return record["kind"] if schedule == "free" else f"{record['kind']} ({schedule})"
+
+
 def throughput_section(results: pathlib.Path) -> list[str]:
     records = [r for r in read_records(results / "throughput.jsonl")]
     if not records:
@@ -79,7 +85,7 @@ def throughput_section(results: pathlib.Path) -> list[str]:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         if "error" in r:
-            lines.append(f"| {r['kind']} | {r['game']} | {r['consoles']} | ERROR: "
+            lines.append(f"| {_what(r)} | {r['game']} | {r['consoles']} | ERROR: "
                          f"{r['error'][:80]} | | | | | | |")
             continue
         fps = r.get("frames_per_s")
@@ -89,7 +95,7 @@ def throughput_section(results: pathlib.Path) -> list[str]:
         warm = f"{r.get('warmup_steps')}{unit} ({r.get('warmup_target')})"
         share = r.get("reset_share")
         lines.append(
-            f"| {r['kind']} | {r['game']} | {r['consoles']:,} | {_fmt(fps)} | "
+            f"| {_what(r)} | {r['game']} | {r['consoles']:,} | {_fmt(fps)} | "
             f"{_fmt(r.get('agent_steps_per_s'))} | "
             f"{_fmt(r.get('episode_ends_per_step'), 3)} | "
             f"{f'{share:.1%}' if isinstance(share, float) else 'n/a'} | "

@@ -3,7 +3,11 @@
 Order of value (a stage cut short by its time limit keeps what it measured, and a second call
 with the same results folder goes on where it stopped):
 
-1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator);
+1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator), each
+   followed by cule_py's agent step at 16,384 consoles under the free and the scanline warp
+   schedules (kernels/warp_schedule.py; the same compiled kernel, the schedule a state field
+   set from CULE_PY_GPU_SCHEDULE), then both games under min_pc, so that one call compares
+   them;
 2. cule_py's agent step (v5: frameskip 4, sticky 0.25, 84x84x4 grayscale, noop and fire resets),
    Pong and Breakout at 16,384 consoles, then raw `act()` frames for both;
 3. the same at 65,536 consoles;
@@ -16,6 +20,8 @@ windows): measure_vector_env for the agent step, measure_emulator for raw frames
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 import time
 
@@ -23,6 +29,8 @@ from common import Deadline, Log, append_record, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
+# The warp schedules compared (kernels/warp_schedule.SCHEDULES), the default first.
+SCHEDULES = ("free", "scanline", "min_pc")
 
 
 def plan(scale: str, device: str) -> list[dict]:
@@ -34,6 +42,12 @@ def plan(scale: str, device: str) -> list[dict]:
     items: list[dict] = []
     for game in ("pong", "breakout"):
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
+        # (the dry run, on the CPU, only checks that a schedule reaches the consoles)
+        for schedule in SCHEDULES[:2] if scale != "tiny" or game == "pong" else ():
+            items.append({"kind": "agent", "game": game, "consoles": big, "schedule": schedule})
+    if scale != "tiny":
+        for game in ("pong", "breakout"):
+            items.append({"kind": "agent", "game": game, "consoles": big, "schedule": "min_pc"})
     for consoles in (big, bigger):
         for kind in ("agent", "raw"):
             for game in ("pong", "breakout"):
@@ -41,13 +55,18 @@ def plan(scale: str, device: str) -> list[dict]:
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
         items.append({"kind": "agent", "game": game, "consoles": big})
+    unique = []
     for item in items:
         item["device"] = "cpu" if item["kind"] == "ale_vector" else device
-    return items
+        item.setdefault("schedule", "free")
+        if _key(item) not in {_key(u) for u in unique}:
+            unique.append(item)
+    return unique
 
 
 def _key(item: dict) -> tuple:
-    return (item["kind"], item["game"], item["consoles"], item["device"])
+    return (item["kind"], item["game"], item["consoles"], item["device"],
+            item.get("schedule", "free"))
 
 
 def _budget(item: dict, scale: str) -> float:
@@ -75,8 +94,6 @@ def _sync(device: str):
 
 def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
     from cule_py import steady_state as S
-
-    import os
 
     tiny = scale == "tiny"
     game, consoles = item["game"], item["consoles"]
@@ -145,12 +162,13 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
             continue
         budget = min(budget, deadline.left() - 5.0)
         log(f"measure {item['kind']} {item['game']} x{item['consoles']} on {item['device']} "
-            f"(budget {budget:.0f} s)")
+            f"({item['schedule']} schedule, budget {budget:.0f} s)")
         record = dict(item, scale=scale)
         t0 = time.perf_counter()
         try:
             measure = measure_raw if item["kind"] == "raw" else measure_vector
-            record.update(measure(item, scale, budget, log))
+            with _schedule(item["schedule"]):
+                record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
             record["error"] = f"{type(err).__name__}: {err}"[:500]
             failed_kinds.add((item["kind"], item["game"]))
@@ -160,6 +178,20 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         measured += 1
         _free_device(device)
     return {"measured": measured, "not_reached": skipped}
+
+
+@contextlib.contextmanager
+def _schedule(name: str):
+    """CULE_PY_GPU_SCHEDULE for the consoles built inside (read at power-on)."""
+    before = os.environ.get("CULE_PY_GPU_SCHEDULE")
+    os.environ["CULE_PY_GPU_SCHEDULE"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("CULE_PY_GPU_SCHEDULE", None)
+        else:
+            os.environ["CULE_PY_GPU_SCHEDULE"] = before
 
 
 def summary_line(r: dict) -> str:

@@ -1,0 +1,100 @@
+"""The GPU's warp scheduler: which lanes of a warp run their next 6507 instruction together.
+
+One CUDA thread emulates one console, and a warp of 32 issues the union of its lanes' paths: when
+each lane runs its own next instruction (the "free" schedule, console.run_instructions as it
+stands), decorrelated consoles sit at different PCs, take different opcode bodies and draw
+different spans, and the H100 measured 1.8 of 32 lanes active per warp instruction (identical
+consoles ran the same instructions 27x faster; benchmarks/RESULTS.md, session 14).
+
+The other schedules keep lanes together: each step the warp agrees on the smallest key among the
+lanes still in the frame, and only the lanes holding it execute one instruction, so a step's
+lanes share one opcode, one addressing path and, mostly, one device register:
+
+* `min_pc`: the key is the PC (13 bits; the bank is not in it, so lanes at one address of
+  different banks share a step, which only costs divergence);
+* `scanline`: the key is (scanline of the frame, PC), so lanes also draw the same line's span
+  when a TIA write catches the picture up.
+
+The laggard always holds the minimum, so every lane finishes its frame; lanes never exchange
+data, so the schedule changes only the interleaving, never a console's results (each lane runs
+the same instructions, in order, with the same 25,000-instruction budget, as the free loop).
+
+The schedule is a console state field (`GPU_SCHEDULE`, set for the whole batch from
+`CULE_PY_GPU_SCHEDULE`; default free) read at run time, so that one compiled kernel measures
+all three. It applies where the whole warp enters a frame together (`activemask()` full, the
+common case in the act and agent-step kernels); a partial warp (lanes masked out, or lanes
+replaying a frame the others do not) runs free. The CPU backend has no warps: it never reads
+the field (console_fast_path / console.run_instructions).
+"""
+
+import numpy as np
+from numba import cuda
+from numba.extending import overload, register_jitable
+
+from . import layout as L
+from .console import INSTRUCTIONS_PER_FRAME, cpu_step, run_instructions
+
+FREE, MIN_PC, SCANLINE = 0, 1, 2
+SCHEDULES = {"free": FREE, "min_pc": MIN_PC, "scanline": SCANLINE}
+
+ALL_LANES = 0xFFFFFFFF
+FINISHED = 0x7FFFFFFF       # the key of a lane whose frame is over: larger than any other
+PC_BITS = 13
+
+
+@register_jitable
+def schedule_key(schedule, pc, clk, frame_start):
+    """The lane's place in the schedule: its PC, below its scanline for `scanline`."""
+    key = np.int32(pc & np.int32((1 << PC_BITS) - 1))
+    if schedule == SCANLINE:
+        line = (3 * np.int64(clk) - frame_start) // 228
+        line = min(max(line, np.int64(0)), np.int64(0x3FFFF))
+        key = np.int32(key | (np.int32(line) << np.int32(PC_BITS)))
+    return key
+
+
+@register_jitable
+def warp_minimum(value):
+    """The smallest int32 `value` over the 32 lanes (a butterfly: every lane must take part)."""
+    value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
+    value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 8)))
+    value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 4)))
+    value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 2)))
+    return np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 1)))
+
+
+@overload(run_instructions, target="cuda")
+def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
+    def run(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
+        bus = (rom, scheme, ram, st, fb, env)
+        # Uniform over the warp: a full mask means all 32 lanes are here together, and the
+        # schedule is the batch's. (The schedule and the frame start are read from the state
+        # row at each step, not held: registers are what the console kernels run short of.)
+        together = st[env, L.GPU_SCHEDULE] != FREE and cuda.activemask() == ALL_LANES
+        jammed = False
+        running = True
+        executed = 0
+        # One loop and one inlined copy of the core for every schedule: a second loop for the
+        # free schedule made the agent step's core spill more, not less (1,821 spill
+        # instructions against 1,070; the decoded core's own loop alone: 475).
+        while True:
+            if together:
+                # Every lane takes part in each step's votes until the whole warp is done.
+                if not cuda.any_sync(ALL_LANES, running):
+                    break
+                key = schedule_key(np.int32(st[env, L.GPU_SCHEDULE]), pc, clk,
+                                   np.int64(st[env, L.TIA_FRAME_START])) if running \
+                    else np.int32(FINISHED)
+                lowest = warp_minimum(key)      # outside the condition: all lanes shuffle
+                go = running and key == lowest
+            else:
+                if not running:
+                    break
+                go = True
+            if go:
+                pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+                executed += 1
+                running = not jammed and st[env, L.TIA_FRAME_ENDED] == 0 \
+                    and executed < INSTRUCTIONS_PER_FRAME
+        return pc, a, x, y, s, p, clk, jammed
+    return run
