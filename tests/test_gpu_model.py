@@ -204,7 +204,6 @@ def test_scheduled_warp_counts_steps_and_paths():
     # issue two opcode bodies at every step.
     behind = [_trace_records(loop)] * 16 + [_trace_records(loop[1:] + [0x1006])] * 16
     counts, steps = G.scheduled_warp(behind, "min_pc")
-    instructions = sum(len(seg) for seg in behind)
     assert len(loop) <= steps <= len(loop) + 3
     assert counts[1] <= steps + 3
     assert G.lockstep_warp(behind)["warp"][1] == 2 * len(loop)
@@ -215,7 +214,6 @@ def test_scheduled_warp_counts_steps_and_paths():
     _, merged = G.scheduled_warp([early, late], "min_pc")
     _, split = G.scheduled_warp([early, late], "scanline")
     assert merged == len(loop) and split == 2 * len(loop) - 1
-    assert instructions == 32 * len(loop)
 
 
 def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):

@@ -840,7 +840,8 @@ def lockstep_model(traced_or_counts: dict, weights: dict = DEFAULT_WEIGHTS,
         "schedules": {
             key[len("warp_counts_"):]: {
                 "warp_instructions_per_console_frame": float(
-                    (counts[key] @ w).sum() + SCHEDULE_OVERHEAD * counts[key][:, 0].sum()) / cf,
+                    (counts[key] @ w).sum() + SCHEDULE_OVERHEAD[key[len("warp_counts_"):]]
+                    * counts[key][:, 0].sum()) / cf,
                 "lanes_advanced_per_step": totals["instructions"] / max(
                     counts[key][:, 0].sum(), 1)}
             for key in counts if key.startswith("warp_counts_")},
@@ -973,9 +974,11 @@ def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
     return t / clock_hz
 
 
-# SASS a scheduled step adds (kernels/warp_schedule.py in drive_cuda's SASS: the vote, the key,
-# five shuffles and minimums, the compare and branch).
-SCHEDULE_OVERHEAD = 22
+# SASS a scheduled step adds, counted in drive_cuda's SASS (kernels/warp_schedule.py at 85d7cf4,
+# sm_90a): from the vote to the branch on the minimum, 25 for min_pc (the vote, the key's two
+# state loads, five shuffles and minimums, the compare) and 65 for scanline (its 64-bit
+# division by 228 and clamps add 40; an int32 division would take a few).
+SCHEDULE_OVERHEAD = {"min_pc": 25, "scanline": 65}
 
 
 def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool = False,
@@ -985,7 +988,7 @@ def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool =
     """Frames/s of one act() over `consoles`: warps drawn at random from the traced warp-frames
     (decorrelated) or every warp one traced lane's own cost (identical consoles: a warp of
     copies issues what one lane executes), timed by launch_seconds; median of `draws`. Under a
-    schedule other than free, the warp-frames' counts under it, plus SCHEDULE_OVERHEAD a step
+    schedule other than free, the warp-frames' counts under it, plus its SCHEDULE_OVERHEAD a step
     (identical consoles: no change, all lanes are at one PC anyway)."""
     rng = np.random.default_rng(seed)
     w = weight_vector(weights)
@@ -993,7 +996,7 @@ def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool =
         warp_pool = counts["warp_counts"] @ w
     else:
         scheduled = counts[f"warp_counts_{schedule}"]
-        warp_pool = scheduled @ w + SCHEDULE_OVERHEAD * scheduled[:, 0]
+        warp_pool = scheduled @ w + SCHEDULE_OVERHEAD[schedule] * scheduled[:, 0]
     lane_pool = counts["lane_counts"] @ w
     warps = math.ceil(consoles / 32)
     times = []

@@ -47,7 +47,8 @@ def plan(scale: str, device: str) -> list[dict]:
             items.append({"kind": "agent", "game": game, "consoles": big, "schedule": schedule})
     if scale != "tiny":
         for game in ("pong", "breakout"):
-            items.append({"kind": "agent", "game": game, "consoles": big, "schedule": "min_pc"})
+            items.append({"kind": "agent", "game": game, "consoles": big,
+                          "schedule": SCHEDULES[2]})
     for consoles in (big, bigger):
         for kind in ("agent", "raw"):
             for game in ("pong", "breakout"):
