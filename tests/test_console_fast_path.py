@@ -9,8 +9,10 @@ through the decoded core, each on its own copy of the
 console. Where the fast path does not give up, the
 registers, clock, RAM, cartridge RAM, the whole state row and both frame buffers must be equal.
 Each opcode must also complete on the fast path in some of its cases, so a fast path that gave up
-everywhere would fail. The games themselves are checked against ale-py by the other tests, which
-all run the fast path on the CPU backend.
+everywhere would fail. The frame loop's shortcuts are checked too: the window it keeps across
+device accesses that cannot switch banks, and the loop itself against the decoded core's. The
+games themselves are checked against ale-py by the other tests, which all run the fast path on
+the CPU backend.
 """
 
 from __future__ import annotations
@@ -195,6 +197,55 @@ def test_fast_path_equals_decoded_core(machines):
     # Every scheme has a window: most of its cases complete on the fast path.
     cases = len(fast.FAST_OPCODES) * (CASES_PER_OPCODE // len(machines))
     assert all(n > cases // 3 for n in per_machine.values()), (cases, per_machine)
+
+
+@njit(cache=False)
+def _windows(rom, scheme, st, pcs):
+    out = np.empty((len(pcs), 5), np.int64)
+    for i in range(len(pcs)):
+        base, mask, start, span, fold = cart.fast_rom_window(rom, scheme, st, 0,
+                                                             np.int32(pcs[i]))
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = base, mask, start, span, fold
+    return out
+
+
+@njit(cache=False)
+def _access(rom, scheme, ram, st, fb, addr, value, write, clk):
+    bus = (rom, scheme, ram, st, fb, 0)
+    if write:
+        con.console_write(bus, np.int32(addr), np.int32(value), np.int64(clk))
+    else:
+        con.console_read(bus, np.int32(addr), np.int64(clk), np.int32(0))
+
+
+def test_accesses_that_cannot_switch_banks_keep_the_window(machines):
+    """The frame loop recomputes its ROM window only after a device access for which
+    `cart.may_switch_banks` says yes: every other read or write (TIA, RIOT, E0 below its
+    hotspots, ...) must leave the window of every PC (each 1K segment, both FE halves) as it
+    was, in random bank states."""
+    rng = np.random.default_rng(1977)
+    pcs = np.array([0x1000 | (segment << 10) | (a13 << 13) | 0x20
+                    for segment in range(4) for a13 in (0, 1)], np.int64)
+    kept = {}
+    for game, batch in machines:
+        kept[game] = 0
+        for _ in range(400):
+            rom, scheme, memory, st, fb, regs = _case(rng, batch, 0xEA)
+            addr = int(rng.choice(_TARGETS)) + int(rng.integers(0, 8))
+            if rng.random() < 0.3:
+                addr = int(rng.integers(0, 0x10000))
+            if cart.may_switch_banks(scheme, addr):
+                continue
+            before = _windows(rom, scheme, st, pcs)
+            _access(rom, scheme, memory, st, fb, addr, int(rng.integers(0, 256)),
+                    bool(rng.integers(0, 2)), regs[6])
+            after = _windows(rom, scheme, st, pcs)
+            assert (after == before).all(), f"{game}: an access at {addr:#06x} moved the window"
+            kept[game] += 1
+    # The check ran for every machine but 3F's and UA's (hotspots in the TIA's space: every
+    # access may switch there, so the loop recomputes the window after each).
+    assert all((n == 0) == (batch.scheme >= cart.SCHEME_3F) and (n == 0 or n > 100)
+               for (game, batch), n in zip(machines, kept.values())), kept
 
 
 def test_fast_opcodes_are_the_official_set_without_brk_and_rti():

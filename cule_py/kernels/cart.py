@@ -101,6 +101,19 @@ def cart_read(rom, scheme, ram, st, env, addr, clk):
 
 
 @register_jitable
+def may_switch_banks(scheme, addr):
+    """Whether a device access at `addr` can change what `fast_rom_window` returns. Banks switch
+    only at cartridge addresses (A12 set), except 3F's and UA's, whose hotspots are in the TIA's
+    space; E0 switches only at its hotspots from $1FE0 (the fast path's window also follows the
+    PC, which an access does not move)."""
+    if scheme >= SCHEME_3F:
+        return True
+    if (addr & 0x1000) == 0:
+        return False
+    return scheme != SCHEME_E0 or (addr & 0x0FFF) >= 0x0FE0
+
+
+@register_jitable
 def fast_rom_window(rom, scheme, st, env, pc):
     """Where the cartridge is plain ROM, for the CPU fast path (console_fast_path.py), as
     (base, mask, start, span, fold): an address `addr` with `addr & fold` in [start, start +
@@ -108,7 +121,7 @@ def fast_rom_window(rom, scheme, st, env, pc):
     banks. `fold` is 0x1FFF (the 13 address lines) except for FE, whose half is chosen by the
     CPU's A13 (cart_fe): its window is the half holding `pc`, A13 kept in the test. E0's
     window is the 1K segment holding `pc` (the fast path recomputes it after every instruction
-that was not plain ROM and RAM, so it follows code that left the segment);
+it gave to the decoded core, so it follows code that left the segment);
     DPC's is its bank between the chip's registers and the hotspots. E7's and 3F's is the 2K
     region holding `pc` (E7: the selected slice, or slice 7 from $1A00 up to its hotspots; none
     where the RAM ports are), UA's its 4K bank (its hotspots are in the TIA's space). An empty

@@ -28,6 +28,22 @@ def _hotspot(st, env, a):
 def read(rom, st, env, addr):
     a = np.int32(addr & 0x0FFF)
     _hotspot(st, env, a)
+    return segment_byte(rom, st, env, a)
+
+
+@register_jitable(forceinline=True)
+def plain_read(rom, st, env, addr):
+    """The byte at cartridge address `addr` where reading it switches nothing (below the
+    hotspots), else -1: the CPU fast path reads data in the other segments with it inline."""
+    a = np.int32(addr & 0x0FFF)
+    if a >= 0x0FE0:
+        return np.int32(-1)
+    return segment_byte(rom, st, env, a)
+
+
+@register_jitable(forceinline=True)
+def segment_byte(rom, st, env, a):
+    """The byte at offset `a` (0..$FFF) of the 4K window, in the slices selected now."""
     segment = a >> 10
     if segment == 0:
         slice_ = np.int32(st[env, L.CART_BANK])

@@ -32,8 +32,8 @@ from numba.extending import overload, register_jitable
 
 from . import layout as L
 from . import opcodes as oc
-from . import riot, tia
-from .cart import SCHEME_3F, fast_rom_window
+from . import cart_e0, riot, tia
+from .cart import SCHEME_3F, SCHEME_E0, fast_rom_window, may_switch_banks
 from .registers import RIOT_TIMINT_READ
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
                       run_instructions)
@@ -301,7 +301,11 @@ def finish_pending(bus, status, pc, a, x, y, s, p, clk, addr, value):
         # access site of the decoded core (and on the GPU), which would copy the timer to each.
         operand = u8(riot.io_read(st, env, addr, clk))
     else:
-        operand = u8(console_read(bus, addr, clk, value & 0xFF))
+        # E0 games read tables in the other segments, outside the window: inline too.
+        operand = cart_e0.plain_read(rom, st, env, addr) \
+            if scheme == SCHEME_E0 and (addr & 0x1000) != 0 else np.int32(-1)
+        if operand < 0:
+            operand = u8(console_read(bus, addr, clk, value & 0xFF))
     a, x, y, s, p = read_operation(value >> 8, operand, a, x, y, s, p)
     return pc, a, x, y, s, p, np.int64(clk)
 
@@ -354,43 +358,38 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
         clk = np.int64(clk)
         jammed = False
         # ALE's frame runs at most INSTRUCTIONS_PER_FRAME instructions, skipped polls included:
-        # a pass of the loop ends early at an idle loop, the next one runs what is left.
-        budget = np.int64(INSTRUCTIONS_PER_FRAME)
-        while budget > 0:
-            used = budget
-            finished = False
-            for n in range(budget):
-                status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
-                    rom, ram, env, window, pc, a, x, y, s, p, clk)
-                if status == DONE:
-                    pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
-                    continue
-                if status != GIVE_UP:
-                    pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2,
-                                                            p2, clk2, addr, value)
-                else:
-                    pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
-                    if jammed:
-                        finished = True
-                        break
-                # A device access may switch banks; on E0 the window follows the PC into the
-                # segment it is in now (code that jumped there gave up once, and ran in the
-                # decoded core).
-                window = fast_rom_window(rom, scheme, st, env, pc)
-                if st[env, L.TIA_FRAME_ENDED] != 0:
-                    finished = True
+        # one count for both.
+        used = np.int64(0)
+        while used < INSTRUCTIONS_PER_FRAME:
+            status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
+                rom, ram, env, window, pc, a, x, y, s, p, clk)
+            used += 1
+            if status == DONE:
+                pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
+                continue
+            if status == GIVE_UP:
+                pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+                if jammed:
                     break
-                if status == READ_PENDING and is_riot_io(addr):
-                    polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)
-                    polls = min(polls, (budget - n - 1) // 2)
-                    if polls > 0:
-                        clk = clk + polls * period
-                        a, x, y, s, p = read_operation(
-                            operation, u8(riot.io_read(st, env, timer, clk)), a, x, y, s, p)
-                        used = n + 1 + 2 * polls
-                        break
-            if finished:
+                # The decoded core may have switched banks, or left an E0 segment or FE half
+                # (code that jumped there gave up once, and ran here): the window follows.
+                window = fast_rom_window(rom, scheme, st, env, pc)
+            else:
+                pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2, p2,
+                                                        clk2, addr, value)
+                # Recomputing the window after every TIA and RIOT access cost ~30 instructions
+                # each time; only cartridge hotspots change it.
+                if may_switch_banks(scheme, addr):
+                    window = fast_rom_window(rom, scheme, st, env, pc)
+            if st[env, L.TIA_FRAME_ENDED] != 0:
                 break
-            budget -= used
+            if status == READ_PENDING and is_riot_io(addr):
+                polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)
+                polls = min(polls, (INSTRUCTIONS_PER_FRAME - used) // 2)
+                if polls > 0:
+                    clk = clk + polls * period
+                    a, x, y, s, p = read_operation(
+                        operation, u8(riot.io_read(st, env, timer, clk)), a, x, y, s, p)
+                    used += 2 * polls
         return pc, a, x, y, s, p, clk, jammed
     return run
