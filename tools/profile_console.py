@@ -36,6 +36,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -239,6 +240,8 @@ def _readable(symbol):
 
 
 def count(args):
+    if args.out is None:    # a folder of its own: two counts side by side must not share one
+        args.out = tempfile.mkdtemp(prefix="cule-count-")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout
     env = dict(os.environ, NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES=HASWELL_FEATURES,
                CULE_PY_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0",
@@ -297,7 +300,7 @@ def main():
     workload(sub.add_parser("run", help="play a game; run this under perf record"),
              3000, 16, "/tmp/cule-prof")
     p = sub.add_parser("count", help="instructions per frame and function, under callgrind")
-    workload(p, 200, 4, "/tmp/cule-count")
+    workload(p, 200, 4, None)
     p.add_argument("--cache-dir", default="/tmp/cule-count-cache")
     p.add_argument("--function", help="list the instructions of this function")
     p.add_argument("--threshold", type=float, default=100.0, help="executions per frame")
