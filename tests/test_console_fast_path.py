@@ -43,7 +43,7 @@ CASES_PER_OPCODE = 60
 def _fast(rom, scheme, ram, st, fb, regs):
     """One instruction on the fast path; the pending store made as the loop makes it."""
     pc, a, x, y, s, p, clk = regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6]
-    window = cart.fast_rom_window(rom, scheme, st, 0, np.int32(pc))
+    window = fast.rom_window(rom, scheme, st, 0, np.int32(pc))
     status, pc, a, x, y, s, p, clk, addr, value = fast.fast_step(
         rom, ram, 0, window, np.int32(pc), np.int32(a), np.int32(x), np.int32(y), np.int32(s),
         np.int32(p), np.int64(clk))

@@ -66,14 +66,52 @@ def is_ram(addr):
 
 
 @register_jitable
+def rom_window(rom, scheme, st, env, pc):
+    """`cart.fast_rom_window` for the code at `pc`, and the window's run of addresses around
+    `pc` where instructions are fetched, as `(code_start, code_span, code_shift)`: an opcode at
+    `pc` with `pc - code_start` below `code_span` has its operand bytes in ROM after it, at
+    `rom[pc + code_shift + 1]` and `+ 2` (no mask, no 16-bit wrap), so the fast path checks
+    the window once per instruction, not once per byte. The run is the window's copy in the
+    mirror of the address space holding `pc` (a 2K image: the 2K copy holding `pc`); code that
+    jumps to another copy runs one instruction in the decoded core, which moves the run."""
+    base, mask, start, span, fold = fast_rom_window(rom, scheme, st, env, pc)
+    code_start = (pc & ~fold & 0xFFFF) | start
+    length = span
+    if span > mask + 1:     # the window repeats its ROM: the copy holding pc
+        code_start = pc & ~mask & 0xFFFF
+        length = mask + 1
+    if np.uint32((pc & fold) - start) >= np.uint32(span):
+        length = np.int32(0)    # no ROM at pc (code in RAM runs in the decoded core)
+    code_shift = base + (code_start & mask) - code_start
+    return (base, mask, start, span, fold, np.int32(code_start),
+            np.int32(max(length - 2, np.int32(0))), np.int32(code_shift))
+
+
+@register_jitable
 def rom_byte(rom, window, addr):
     """The byte at `addr` if it is plain ROM, else -1. One unsigned compare tells: the window's
     `start` includes A12, and an address below it wraps to a large unsigned offset; the unsigned
     index spares numba's negative-index wrap."""
-    base, mask, start, span, fold = window
+    base, mask, start, span, fold, code_start, code_span, code_shift = window
     if np.uint32((addr & fold) - start) < np.uint32(span):
         return np.int32(rom[np.uint32(base + (addr & mask))])
     return np.int32(-1)
+
+
+@register_jitable
+def opcode_byte(rom, window, pc):
+    """The opcode at `pc` if the whole instruction there is in the window's code run, else -1."""
+    base, mask, start, span, fold, code_start, code_span, code_shift = window
+    if np.uint32(pc - code_start) < np.uint32(code_span):
+        return np.int32(rom[np.uint32(pc + code_shift)])
+    return np.int32(-1)
+
+
+@register_jitable
+def operand_byte(rom, window, addr):
+    """An operand byte of the instruction `opcode_byte` found: in the code run, no check."""
+    base, mask, start, span, fold, code_start, code_span, code_shift = window
+    return np.int32(rom[np.uint32(addr + code_shift)])
 
 
 @register_jitable
@@ -88,25 +126,23 @@ def load(rom, ram, env, window, addr):
 def address(rom, ram, env, window, pc, x, y, mode):
     """The effective address of the instruction at `pc` in `mode`, the address of the next
     instruction, whether indexing crossed a page, and the last byte read (the data bus, which a
-    TIA read shows in its undriven bits); ea -1 where an operand byte is not RAM or plain ROM.
+    TIA read shows in its undriven bits); ea -1 where a pointer byte is not RAM or plain ROM.
     As the decoded core: (zp),Y and (zp,X) read the pointer's high byte from pointer + 1 without
     wrapping (ALE's CPU), JMP (ind) has the page-wrap bug."""
     no = np.int32(-1)
-    pc = u16(pc + 1)
+    pc = pc + 1     # no 16-bit wrap: `opcode_byte` found the instruction's three bytes in ROM
     if mode == oc.IMP or mode == oc.ACC:
         return np.int32(0), pc, False, no
     if mode == oc.IMM or mode == oc.REL:
-        return pc, u16(pc + 1), False, no
-    lo = load(rom, ram, env, window, pc)
+        return pc, pc + 1, False, no
+    lo = operand_byte(rom, window, pc)
     if mode == oc.ZP:
-        return lo, u16(pc + 1), False, lo
+        return lo, pc + 1, False, lo
     if mode == oc.ZPX:
-        return (u8(lo + x) if lo >= 0 else no), u16(pc + 1), False, lo
+        return u8(lo + x), pc + 1, False, lo
     if mode == oc.ZPY:
-        return (u8(lo + y) if lo >= 0 else no), u16(pc + 1), False, lo
+        return u8(lo + y), pc + 1, False, lo
     if mode == oc.IZX or mode == oc.IZY:
-        if lo < 0:
-            return no, pc, False, no
         pointer = u8(lo + x) if mode == oc.IZX else lo
         target_lo = load(rom, ram, env, window, pointer)
         target_hi = load(rom, ram, env, window, pointer + 1)
@@ -114,14 +150,12 @@ def address(rom, ram, env, window, pc, x, y, mode):
             return no, pc, False, no
         base = np.int32(target_lo | (target_hi << 8))
         if mode == oc.IZX:
-            return base, u16(pc + 1), False, target_hi
+            return base, pc + 1, False, target_hi
         ea = u16(base + y)
-        return ea, u16(pc + 1), ((base ^ ea) & 0x100) != 0, target_hi
-    hi = load(rom, ram, env, window, u16(pc + 1))
-    if lo < 0 or hi < 0:
-        return no, pc, False, no
+        return ea, pc + 1, ((base ^ ea) & 0x100) != 0, target_hi
+    hi = operand_byte(rom, window, pc + 1)
     base = np.int32(lo | (hi << 8))
-    next_pc = u16(pc + 2)
+    next_pc = pc + 2
     if mode == oc.ABS:
         return base, next_pc, False, hi
     if mode == oc.ABX or mode == oc.ABY:
@@ -163,7 +197,7 @@ def fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, opcode, mode
     if cls == oc.CLS_READ:
         if crossed:
             clk = clk + 1
-        v = load(rom, ram, env, window, ea)
+        v = operand_byte(rom, window, ea) if mode == oc.IMM else load(rom, ram, env, window, ea)
         if v < 0:
             # The operand read is the instruction's last access, as a store's write is.
             return result(READ_PENDING, next_pc, a, x, y, s, p, clk, ea,
@@ -186,22 +220,19 @@ def fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, opcode, mode
         ram[env, ea & 0x7F] = r
         return result(DONE, next_pc, a, x, y, s, p, clk, 0, 0)
     if operation == oc.BRANCH:
-        offset = load(rom, ram, env, window, ea)
-        if offset < 0:
-            return give_up
+        offset = operand_byte(rom, window, ea)
         next_pc, clk = branch(opcode, p, offset, next_pc, clk)
         return result(DONE, next_pc, a, x, y, s, p, clk, 0, 0)
     if operation == oc.JMP:
         return result(DONE, ea, a, x, y, s, p, clk, 0, 0)
     if operation == oc.JSR:
         # Both target bytes are read before the pushes here, after them in the decoded core:
-        # the same bytes, since they must be ROM (a push could not have changed them).
-        lo = load(rom, ram, env, window, next_pc)
-        hi = load(rom, ram, env, window, u16(next_pc + 1))
-        if lo < 0 or hi < 0 or is_ram(next_pc) or is_ram(u16(next_pc + 1)) \
-                or not stack_is_ram(s) or not stack_is_ram(u8(s - 1)):
+        # the same bytes, since they are ROM (a push could not have changed them).
+        lo = operand_byte(rom, window, next_pc)
+        hi = operand_byte(rom, window, next_pc + 1)
+        if not stack_is_ram(s) or not stack_is_ram(u8(s - 1)):
             return give_up
-        back = u16(next_pc + 1)     # the address of the target's high byte
+        back = next_pc + 1     # the address of the target's high byte
         ram[env, s & 0x7F] = back >> 8
         ram[env, u8(s - 1) & 0x7F] = back & 0xFF
         return result(DONE, lo | (hi << 8), a, x, y, u8(s - 2), p, clk, 0, 0)
@@ -251,7 +282,7 @@ def _fast_step_source():
     """`fast_step`: the opcode fetch and the switch, one call per opcode with its constants."""
     lines = [
         "def fast_step(rom, ram, env, window, pc, a, x, y, s, p, clk):",
-        "    op = rom_byte(rom, window, pc)",   # code in RAM runs in the decoded core (see JSR)
+        "    op = opcode_byte(rom, window, pc)",   # code in RAM runs in the decoded core
         "    if op < 0:",
         "        return result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)",
     ]
@@ -266,7 +297,7 @@ def _fast_step_source():
     return "\n".join(lines) + "\n"
 
 
-_namespace = {"rom_byte": rom_byte, "result": result, "GIVE_UP": GIVE_UP,
+_namespace = {"opcode_byte": opcode_byte, "result": result, "GIVE_UP": GIVE_UP,
               "fast_instruction": fast_instruction}
 exec(compile(_fast_step_source(), "<console_fast_path.fast_step>", "exec"), _namespace)
 fast_step = register_jitable(_namespace["fast_step"])
@@ -354,16 +385,16 @@ def idle_poll(rom, window, st, env, pc, p, clk):
 def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
     def run(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
         bus = (rom, scheme, ram, st, fb, env)
-        window = fast_rom_window(rom, scheme, st, env, pc)
+        window = rom_window(rom, scheme, st, env, pc)
         clk = np.int64(clk)
         jammed = False
         # ALE's frame runs at most INSTRUCTIONS_PER_FRAME instructions, skipped polls included:
-        # one count for both.
-        used = np.int64(0)
-        while used < INSTRUCTIONS_PER_FRAME:
+        # one count, down, for both (counting up kept two induction variables in the loop head).
+        remaining = np.int64(INSTRUCTIONS_PER_FRAME)
+        while remaining > 0:
             status, pc2, a2, x2, y2, s2, p2, clk2, addr, value = fast_step(
                 rom, ram, env, window, pc, a, x, y, s, p, clk)
-            used += 1
+            remaining -= 1
             if status == DONE:
                 pc, a, x, y, s, p, clk = pc2, a2, x2, y2, s2, p2, clk2
                 continue
@@ -373,23 +404,23 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
                     break
                 # The decoded core may have switched banks, or left an E0 segment or FE half
                 # (code that jumped there gave up once, and ran here): the window follows.
-                window = fast_rom_window(rom, scheme, st, env, pc)
+                window = rom_window(rom, scheme, st, env, pc)
             else:
                 pc, a, x, y, s, p, clk = finish_pending(bus, status, pc2, a2, x2, y2, s2, p2,
                                                         clk2, addr, value)
                 # Recomputing the window after every TIA and RIOT access cost ~30 instructions
                 # each time; only cartridge hotspots change it.
                 if may_switch_banks(scheme, addr):
-                    window = fast_rom_window(rom, scheme, st, env, pc)
+                    window = rom_window(rom, scheme, st, env, pc)
             if st[env, L.TIA_FRAME_ENDED] != 0:
                 break
             if status == READ_PENDING and is_riot_io(addr):
                 polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)
-                polls = min(polls, (INSTRUCTIONS_PER_FRAME - used) // 2)
+                polls = min(polls, remaining // 2)
                 if polls > 0:
                     clk = clk + polls * period
                     a, x, y, s, p = read_operation(
                         operation, u8(riot.io_read(st, env, timer, clk)), a, x, y, s, p)
-                    used += 2 * polls
+                    remaining -= 2 * polls
         return pc, a, x, y, s, p, clk, jammed
     return run
