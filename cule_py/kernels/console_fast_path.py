@@ -8,7 +8,7 @@ access (cartridge scheme, hotspots, TIA, RIOT). The fast path compiles one copy 
 instruction per official opcode, its mode, operation and cycles constants, reached by one switch
 on the opcode; in these copies the bus is only
 
-* ROM, the side-effect-free window of the current bank (`cart.fast_rom_window`), and
+* ROM, the side-effect-free run of the current bank that holds the PC (`rom_window`), and
 * the RIOT's 128 bytes of RAM,
 
 and a device access that is the instruction's last (a store, the operand read of a load,
@@ -67,51 +67,51 @@ def is_ram(addr):
 
 @register_jitable
 def rom_window(rom, scheme, st, env, pc):
-    """`cart.fast_rom_window` for the code at `pc`, and the window's run of addresses around
-    `pc` where instructions are fetched, as `(code_start, code_span, code_shift)`: an opcode at
-    `pc` with `pc - code_start` below `code_span` has its operand bytes in ROM after it, at
-    `rom[pc + code_shift + 1]` and `+ 2` (no mask, no 16-bit wrap), so the fast path checks
-    the window once per instruction, not once per byte. The run is the window's copy in the
-    mirror of the address space holding `pc` (a 2K image: the 2K copy holding `pc`); code that
-    jumps to another copy runs one instruction in the decoded core, which moves the run."""
+    """The run of plain ROM holding `pc`, as `(start, code_span, shift, span)`: an address `addr`
+    with `addr - start` below `span` reads `rom[addr + shift]` and has no side effect in the
+    current banks; an opcode at `pc` with `pc - start` below `code_span` has its operand bytes
+    after it in the run too (no 16-bit wrap there), so the fast path checks the run once per
+    instruction, not once per byte. The run is the copy of `cart.fast_rom_window` in the mirror
+    of the address space holding `pc` (a 2K image: the 2K copy holding `pc`): code and its tables
+    share their origin, and an access to another copy (code that jumps there, a table read
+    there) is made by the decoded core or the console's bus, exactly, only slower."""
     base, mask, start, span, fold = fast_rom_window(rom, scheme, st, env, pc)
-    code_start = (pc & ~fold & 0xFFFF) | start
+    run_start = (pc & ~fold & 0xFFFF) | start
     length = span
     if span > mask + 1:     # the window repeats its ROM: the copy holding pc
-        code_start = pc & ~mask & 0xFFFF
+        run_start = pc & ~mask & 0xFFFF
         length = mask + 1
     if np.uint32((pc & fold) - start) >= np.uint32(span):
         length = np.int32(0)    # no ROM at pc (code in RAM runs in the decoded core)
-    code_shift = base + (code_start & mask) - code_start
-    return (base, mask, start, span, fold, np.int32(code_start),
-            np.int32(max(length - 2, np.int32(0))), np.int32(code_shift))
+    shift = base + (run_start & mask) - run_start
+    return (np.int32(run_start), np.int32(max(length - 2, np.int32(0))), np.int32(shift),
+            np.int32(length))
 
 
 @register_jitable
 def rom_byte(rom, window, addr):
-    """The byte at `addr` if it is plain ROM, else -1. One unsigned compare tells: the window's
-    `start` includes A12, and an address below it wraps to a large unsigned offset; the unsigned
-    index spares numba's negative-index wrap."""
-    base, mask, start, span, fold, code_start, code_span, code_shift = window
-    if np.uint32((addr & fold) - start) < np.uint32(span):
-        return np.int32(rom[np.uint32(base + (addr & mask))])
+    """The byte at `addr` if it is in the ROM run, else -1. One unsigned compare tells: an
+    address below the run wraps to a large unsigned offset."""
+    start, code_span, shift, span = window
+    if np.uint32(addr - start) < np.uint32(span):
+        return np.int32(rom[np.uint32(addr + shift)])
     return np.int32(-1)
 
 
 @register_jitable
 def opcode_byte(rom, window, pc):
-    """The opcode at `pc` if the whole instruction there is in the window's code run, else -1."""
-    base, mask, start, span, fold, code_start, code_span, code_shift = window
-    if np.uint32(pc - code_start) < np.uint32(code_span):
-        return np.int32(rom[np.uint32(pc + code_shift)])
+    """The opcode at `pc` if the whole instruction there is in the ROM run, else -1."""
+    start, code_span, shift, span = window
+    if np.uint32(pc - start) < np.uint32(code_span):
+        return np.int32(rom[np.uint32(pc + shift)])
     return np.int32(-1)
 
 
 @register_jitable
 def operand_byte(rom, window, addr):
-    """An operand byte of the instruction `opcode_byte` found: in the code run, no check."""
-    base, mask, start, span, fold, code_start, code_span, code_shift = window
-    return np.int32(rom[np.uint32(addr + code_shift)])
+    """An operand byte of the instruction `opcode_byte` found: in the run, no check."""
+    start, code_span, shift, span = window
+    return np.int32(rom[np.uint32(addr + shift)])
 
 
 @register_jitable
