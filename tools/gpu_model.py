@@ -100,6 +100,10 @@ CAPS = {
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
     "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1816},
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2214},
+    # The render split's two passes (kernels/render_log.py; not launched by the backend yet),
+    # as measured on 2026-11-27 (session 18): tests/test_render_log.py.
+    "logged_frames_cuda": {"registers": 255, "spill_store_bytes": 424},
+    "render_pass_cuda": {"registers": 255, "spill_store_bytes": 4},
 }
 
 
@@ -185,12 +189,13 @@ def compile_kernel(which: str):
     return library, time.perf_counter() - start
 
 
-def link(library) -> tuple[str, bytes]:
+def link(library, extra_options=()) -> tuple[str, bytes]:
     """(nvJitLink's verbose log, the cubin): the link numba-cuda makes for sm_90a (LTO when the
-    kernel asks for it), with -verbose added."""
+    kernel asks for it), with -verbose added, and `extra_options` (e.g. "-maxrregcount=64": under
+    LTO the register cap is the linker's, not the kernel's max_registers)."""
     from cuda.bindings import nvjitlink
 
-    options = [f"-arch=sm_{ARCH[0]}{ARCH[1]}{ARCH[2]}", "-verbose"]
+    options = [f"-arch=sm_{ARCH[0]}{ARCH[1]}{ARCH[2]}", "-verbose", *extra_options]
     if library._lto:
         options.append("-lto")
         inputs = [(nvjitlink.InputType.LTOIR, bytes(library.get_ltoir(cc=ARCH)))]
