@@ -979,11 +979,11 @@ def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
     return t / clock_hz
 
 
-# SASS a scheduled step adds, counted in drive_cuda's SASS (kernels/warp_schedule.py at 85d7cf4,
-# sm_90a): from the vote to the branch on the minimum, 25 for min_pc (the vote, the key's two
-# state loads, five shuffles and minimums, the compare) and 65 for scanline (its 64-bit
-# division by 228 and clamps add 40; an int32 division would take a few).
-SCHEDULE_OVERHEAD = {"min_pc": 25, "scanline": 65}
+# SASS a scheduled step adds, counted in drive_cuda's SASS (sm_90a): from the vote to the branch
+# on the minimum, 25 for min_pc (the vote, the key's two state loads, five shuffles and
+# minimums, the compare) and 38 for scanline (session 18: its key in 32-bit arithmetic, a
+# multiply-high for the division by 228; it was 65 with the 64-bit division of 85d7cf4).
+SCHEDULE_OVERHEAD = {"min_pc": 25, "scanline": 38}
 
 
 def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool = False,

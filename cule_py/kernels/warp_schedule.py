@@ -44,12 +44,15 @@ PC_BITS = 13
 
 @register_jitable
 def schedule_key(schedule, pc, clk, frame_start):
-    """The lane's place in the schedule: its PC, below its scanline for `scanline`."""
+    """The lane's place in the schedule: its PC, below its scanline for `scanline`. In 32-bit
+    arithmetic (a frame's clocks fit; a 64-bit division cost 40 more SASS a step): a key only
+    orders the lanes, so even a wrapped clock could not change a console's results."""
     key = np.int32(pc & np.int32((1 << PC_BITS) - 1))
     if schedule == SCANLINE:
-        line = (3 * np.int64(clk) - frame_start) // 228
-        line = min(max(line, np.int64(0)), np.int64(0x3FFFF))
-        key = np.int32(key | (np.int32(line) << np.int32(PC_BITS)))
+        clocks = np.int32(np.int32(3) * np.int32(clk) - np.int32(frame_start))
+        line = np.uint32(max(clocks, np.int32(0))) // np.uint32(228)
+        line = np.int32(min(line, np.uint32(0x3FFFF)))
+        key = np.int32(key | np.int32(line << np.int32(PC_BITS)))
     return key
 
 
