@@ -45,6 +45,7 @@ import time
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 for path in (REPO, REPO / "tools"):
@@ -58,16 +59,21 @@ from cule_py.kernels import tia  # noqa: E402
 from cule_py.kernels.console import run_frame  # noqa: E402
 
 
+@register_jitable
+def set_inputs(st, env, params, inputs, row):
+    """The action's input pins for the next frame, a paddle turned first (environment.emulate)."""
+    if params[E.P_PADDLES] != 0:
+        E.turn_paddle(st, env, params, inputs, row)
+    E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
+
+
 @njit(_nrt=False)
 def inline_frames(rom, scheme, ram, st, fb, params, inputs, rows):
     """rows.shape[1] frames per console, drawn inline (environment.emulate's frames without the
     game's step, as tools/gpu_trace.trace_frames)."""
     for env in range(st.shape[0]):
         for f in range(rows.shape[1]):
-            row = rows[env, f]
-            if params[E.P_PADDLES] != 0:
-                E.turn_paddle(st, env, params, inputs, row)
-            E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
+            set_inputs(st, env, params, inputs, rows[env, f])
             run_frame(rom, scheme, ram, st, fb, env)
 
 
@@ -79,10 +85,7 @@ def split_frames(rom, scheme, ram, st, fb, params, inputs, rows, log, log_len, s
     frame was cut short (partial, to be continued by the next)."""
     for env in range(st.shape[0]):
         for f in range(rows.shape[1]):
-            row = rows[env, f]
-            if params[E.P_PADDLES] != 0:
-                E.turn_paddle(st, env, params, inputs, row)
-            E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
+            set_inputs(st, env, params, inputs, rows[env, f])
             outcome[env, f] = R.run_split_frame(rom, scheme, ram, st, fb, env, log, log_len,
                                                 start, scratch, ram_copy)
             lengths[env, f] = log_len[env]
@@ -97,10 +100,7 @@ def logged_records(rom, scheme, ram, st, fb, params, inputs, rows, log, log_len,
     (key 127). counts[env, f] = rows used."""
     for env in range(st.shape[0]):
         for f in range(rows.shape[1]):
-            row = rows[env, f]
-            if params[E.P_PADDLES] != 0:
-                E.turn_paddle(st, env, params, inputs, row)
-            E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
+            set_inputs(st, env, params, inputs, rows[env, f])
             for field in range(st.shape[1]):
                 start[env, field] = st[env, field]
             fresh, start_clk = R.logged_frame(rom, scheme, ram, st, fb, env, log, log_len)
