@@ -220,8 +220,9 @@ def run_split_frame(rom, scheme, ram, st, fb, env, log, log_len, start, scratch,
 
 # The two passes as GPU kernels, one console per thread, so that the offline compile can report
 # their registers and spills (tools/render_split.py static). The backend does not launch them
-# yet: a frame whose log overflowed (log_len > capacity) is left to the caller, which runs it
-# again inline (console.run_frames_cuda with a mask) after restoring its snapshot.
+# yet. The render pass skips a frame whose log overflowed (log_len > capacity); running that
+# frame again inline, as run_split_frame does, needs the console's RAM from before it too,
+# which logged_frames_cuda does not keep (only the state row, in `start`): not built.
 FRAME_FRESH, FRAME_START_CYCLE, FRAME_END_CYCLE = 0, 1, 2
 
 
