@@ -51,6 +51,7 @@ except ImportError as err:          # pragma: no cover - the message is the poin
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from .gym_env import make_vec
+from .rollout import as_tensor, collect_rollout, episode_spans
 
 __all__ = ["CuleEnvRunner", "FramesPPOTorchRLModule", "vector_env_creator", "ppo_config",
            "NATURE_CNN", "ChannelsLast"]
@@ -167,8 +168,8 @@ class CuleEnvRunner(SingleAgentEnvRunner):
         self._carry = None              # what a rollout hands the next (_reset_consoles)
         self._open_chunks = None        # episode id -> its chunks, while sampling episodes
         #: Seconds spent so far in the module's forward passes and action draws, in env steps,
-        #: and in cutting rollouts into episodes (the host copy included).
-        self.timings = {"inference": 0.0, "env": 0.0, "episodes": 0.0}
+        #: in the rollouts' host copies and in cutting them into episodes.
+        self.timings = {"inference": 0.0, "env": 0.0, "host_copy": 0.0, "episodes": 0.0}
         super().__init__(config=config, **kwargs)
 
     # RLlib calls make_env from its constructor and again when the config changes.
@@ -239,7 +240,7 @@ class CuleEnvRunner(SingleAgentEnvRunner):
     def _reset_consoles(self):
         obs, _ = self.env.reset(seed=self._console_seed() if self._needs_initial_reset else None)
         n = self.num_envs
-        self._carry = dict(obs=self._as_tensor(obs).clone(), reset_pending=np.zeros(n, bool),
+        self._carry = dict(obs=as_tensor(obs).clone(), reset_pending=np.zeros(n, bool),
                            ids=[uuid.uuid4().hex for _ in range(n)],
                            t=np.zeros(n, np.int64), start=np.full(n, time.time()),
                            returns=np.zeros(n))
@@ -253,117 +254,67 @@ class CuleEnvRunner(SingleAgentEnvRunner):
         return int(self.config.seed + (self.worker_index or 0) * self.num_envs
                    + 1_000_000 * bool(self.config.in_evaluation))
 
-    def _as_tensor(self, value):
-        if isinstance(value, torch.Tensor):
-            return value
-        if hasattr(value, "__cuda_array_interface__"):
-            return torch.from_dlpack(value)
-        return torch.from_numpy(np.asarray(value))
-
     @torch.no_grad()
     def _rollout(self, steps: int, explore: bool, random_actions: bool):
-        """`steps` env steps of every console into device buffers, then episodes."""
+        """`steps` env steps of every console into device buffers, then episodes (the loop:
+        cule_py.rollout.collect_rollout)."""
         carry, n = self._carry, self.num_envs
-        first = carry["obs"]
-        dev = first.device
-        obs_buf = torch.empty((n, steps + 1) + tuple(first.shape[1:]), dtype=first.dtype,
-                              device=dev)
-        obs_buf[:, 0] = first
-        act_buf = torch.empty((n, steps), dtype=torch.int64, device=dev)
-        logp_buf = torch.zeros((n, steps), dtype=torch.float32, device=dev)
-        logits_buf = None
-        rew_buf = torch.empty((n, steps), dtype=torch.float32, device=dev)
-        term_buf = torch.empty((n, steps), dtype=torch.bool, device=dev)
-        trunc_buf = torch.empty((n, steps), dtype=torch.bool, device=dev)
-        score_buf = torch.zeros((n, steps), dtype=torch.float64, device=dev)
         num_actions = int(self.env.single_action_space.n)
-        module_device = self._device if self.module is not None else dev
-        t_inference = t_env = 0.0
-        for t in range(steps):
-            tick = time.perf_counter()
+        env_device = carry["obs"].device
+        module_device = self._device if self.module is not None else env_device
+
+        def policy(obs):
             if random_actions or self.module is None:
-                actions = torch.randint(0, num_actions, (n,), device=dev)
+                return torch.randint(0, num_actions, (n,), device=env_device), None, None
+            batch = {Columns.OBS: obs}
+            if explore:
+                out = self.module.forward_exploration(batch, t=self.num_env_steps_sampled_lifetime)
+                dist = self.module.get_exploration_action_dist_cls()
             else:
-                batch = {Columns.OBS: obs_buf[:, t].to(module_device, non_blocking=True)}
-                if explore:
-                    out = self.module.forward_exploration(
-                        batch, t=self.num_env_steps_sampled_lifetime)
-                    dist = self.module.get_exploration_action_dist_cls()
-                else:
-                    out = self.module.forward_inference(batch)
-                    dist = self.module.get_inference_action_dist_cls()
-                logits = out[Columns.ACTION_DIST_INPUTS]
-                dist = dist.from_logits(logits)
-                if not explore:
-                    dist = dist.to_deterministic()
-                actions = dist.sample()
-                if logits_buf is None:
-                    logits_buf = torch.empty((n, steps, logits.shape[-1]), dtype=logits.dtype,
-                                             device=dev)
-                logits_buf[:, t] = logits
-                if explore:
-                    logp_buf[:, t] = dist.logp(actions)
-                actions = actions.to(dev)
-            act_buf[:, t] = actions
-            tock = time.perf_counter()
-            env_actions = actions if self._backend == "cule_py" else actions.cpu().numpy()
-            obs, rewards, terminated, truncated, info = self.env.step(env_actions)
-            obs_buf[:, t + 1] = self._as_tensor(obs)
-            rew_buf[:, t] = self._as_tensor(rewards)
-            term_buf[:, t] = self._as_tensor(terminated)
-            trunc_buf[:, t] = self._as_tensor(truncated)
-            if "episode" in info:
-                score_buf[:, t] = self._as_tensor(info["episode"]["r"])
-            t_env += time.perf_counter() - tock
-            t_inference += tock - tick
-        carry["obs"] = obs_buf[:, steps].clone()
+                out = self.module.forward_inference(batch)
+                dist = self.module.get_inference_action_dist_cls()
+            logits = out[Columns.ACTION_DIST_INPUTS]
+            dist = dist.from_logits(logits)
+            if not explore:
+                dist = dist.to_deterministic()
+            actions = dist.sample()
+            return actions, logits, dist.logp(actions) if explore else None
+
+        host, carry["obs"] = collect_rollout(
+            self.env, carry["obs"], steps, policy, policy_device=module_device,
+            env_takes_tensors=self._backend == "cule_py", timings=self.timings)
         tick = time.perf_counter()
-        # The one host copy of the rollout (a no-op on the CPU backend).
-        host = {name: buf.cpu().numpy() for name, buf in (
-            ("obs", obs_buf), ("actions", act_buf), ("logp", logp_buf), ("rewards", rew_buf),
-            ("terminated", term_buf), ("truncated", trunc_buf), ("score", score_buf))}
-        host["logits"] = (logits_buf.cpu().numpy() if logits_buf is not None
-                          else np.zeros((n, steps, num_actions), np.float32))
-        episodes, done = self._cut_into_episodes(host, steps, with_scores="episode" in info)
-        self.timings["inference"] += t_inference
-        self.timings["env"] += t_env
+        if host["logits"] is None:
+            host["logits"] = np.zeros((n, steps, num_actions), np.float32)
+        episodes, done = self._cut_into_episodes(host, steps)
         self.timings["episodes"] += time.perf_counter() - tick
         return episodes, done
 
-    def _cut_into_episodes(self, host: dict, steps: int, *, with_scores: bool):
-        """NextStep autoreset: the step after a console's episode ended is its reset step (the
-        action ignored, the new episode's first observation returned); it belongs to no
-        episode and counts as no timestep."""
+    def _cut_into_episodes(self, host: dict, steps: int):
+        """RLlib episodes from the rollout's spans (cule_py.rollout.episode_spans: a reset step
+        belongs to no episode and counts as no timestep)."""
         carry = self._carry
-        done = host["terminated"] | host["truncated"]
         episodes, finished = [], 0
         seq_no = self._weights_seq_no
-        for n in range(self.num_envs):
-            begin = 1 if carry["reset_pending"][n] else 0
-            for end in np.flatnonzero(done[n]):
-                if end < begin:
-                    continue
-                ep = self._chunk(host, n, begin, end + 1, seq_no, bool(host["terminated"][n, end]),
-                                 bool(host["truncated"][n, end] and not host["terminated"][n, end]))
-                episodes.append(ep)
+        for span in episode_spans(host["terminated"], host["truncated"], carry["reset_pending"]):
+            n, begin, end = span.console, span.begin, span.end
+            ep = self._chunk(host, n, begin, end, seq_no, span.terminated, span.truncated)
+            episodes.append(ep)
+            if span.finished:
                 finished += 1
-                score = (float(host["score"][n, end]) if with_scores
-                         else carry["returns"][n] + float(host["rewards"][n, begin:end + 1].sum()))
+                score = (float(host["score"][n, end - 1]) if host["has_scores"]
+                         else carry["returns"][n] + float(host["rewards"][n, begin:end].sum()))
                 self._log_episode_metrics(int(carry["t"][n]) + len(ep), score,
                                           time.time() - carry["start"][n])
                 carry["ids"][n] = uuid.uuid4().hex
                 carry["t"][n] = 0
                 carry["returns"][n] = 0.0
                 carry["start"][n] = time.time()
-                begin = end + 2
-            if begin < steps:
-                ep = self._chunk(host, n, begin, steps, seq_no, False, False)
-                episodes.append(ep)
+            else:
                 if self._open_chunks is not None:
                     self._open_chunks.setdefault(ep.id_, []).append(ep)
                 carry["t"][n] += len(ep)
-                carry["returns"][n] += float(host["rewards"][n, begin:steps].sum())
-            carry["reset_pending"][n] = begin == steps + 1
+                carry["returns"][n] += float(host["rewards"][n, begin:end].sum())
         return episodes, finished
 
     def _chunk(self, host, n, begin, end, seq_no, terminated, truncated):

@@ -6,6 +6,7 @@ simulator tests and said in benchmarks/README.md."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import os
 import pathlib
@@ -51,6 +52,13 @@ def test_dry_run_runs_every_stage(tmp_path):
 
     throughput = _records(results / "throughput.jsonl")
     assert throughput and not [r for r in throughput if "error" in r]
+    runners = [r for r in throughput if r["kind"] == "env_runner"]
+    throughput = [r for r in throughput if r["kind"] != "env_runner"]
+    if importlib.util.find_spec("torch") is not None:      # the env runner's loop needs torch
+        assert {r["sampler"] for r in runners} == {"cule", "ale"}
+        for r in runners:
+            assert r["env_steps_per_s"] > 0 and r["consoles"] == 4
+            assert set(r["breakdown_share"]) == {"inference", "env", "host_copy", "spans"}
     kinds = {(r["kind"], r["game"]) for r in throughput}
     assert {("ale_vector", "pong"), ("agent", "pong"), ("raw", "breakout")} <= kinds
     assert {r["schedule"] for r in throughput if r["kind"] == "agent"} == {"free", "scanline"}
@@ -72,6 +80,7 @@ def test_dry_run_runs_every_stage(tmp_path):
     report = (results / "report.md").read_text()
     for heading in ("## Preflight", "## Exactness", "## Throughput", "## PPO on Pong"):
         assert heading in report
+    assert ("### RLlib env runner's device path" in report) == bool(runners)
 
 
 def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files():

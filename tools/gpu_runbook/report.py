@@ -83,6 +83,8 @@ def throughput_section(results: pathlib.Path) -> list[str]:
              "| what | game | consoles | frames/s | agent steps/s | episode ends/step | "
              "reset share | distinct RAM | warm-up steps (target) | vs ale-py all cores |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+    runners = [r for r in records if r["kind"] == "env_runner"]
+    records = [r for r in records if r["kind"] != "env_runner"]
     for r in records:
         if "error" in r:
             lines.append(f"| {_what(r)} | {r['game']} | {r['consoles']} | ERROR: "
@@ -100,6 +102,35 @@ def throughput_section(results: pathlib.Path) -> list[str]:
             f"{_fmt(r.get('episode_ends_per_step'), 3)} | "
             f"{f'{share:.1%}' if isinstance(share, float) else 'n/a'} | "
             f"{_fmt(r.get('distinct_ram'))} | {warm} | {ratio} |")
+    return lines + [""] + env_runner_lines(runners)
+
+
+def env_runner_lines(records: list[dict]) -> list[str]:
+    """The env runner's device path (CuleEnvRunner's loop without Ray) per sampler."""
+    if not records:
+        return []
+    ale = {r["game"]: r for r in records if r.get("sampler") == "ale" and "error" not in r}
+    lines = ["### RLlib env runner's device path, without Ray", "",
+             "| sampler | game | consoles | agent steps/s | vs ale | episode ends/step | "
+             "policy | env step | host copy | spans | host copy per rollout |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        if "error" in r:
+            lines.append(f"| {r.get('sampler')} | {r['game']} | {r['consoles']} | ERROR: "
+                         f"{r['error'][:80]} | | | | | | | |")
+            continue
+        base = ale.get(r["game"], {}).get("env_steps_per_s")
+        ratio = f"{r['env_steps_per_s'] / base:.2f}" if base and r["sampler"] != "ale" else ""
+        share = r.get("breakdown_share", {})
+        copy = (f"{r['host_copy_bytes'] / 1e9:.2f} GB at {r['host_copy_gb_per_s']} GB/s"
+                if r.get("host_copy_gb_per_s") else "none")
+        lines.append(
+            f"| {r['sampler']} | {r['game']} | {r['consoles']:,} | "
+            f"{_fmt(r['env_steps_per_s'])} | {ratio} | "
+            f"{_fmt(r.get('episode_ends_per_step'), 3)} | "
+            + " | ".join(f"{share.get(k, 0):.0%}" for k in ("inference", "env", "host_copy",
+                                                              "spans"))
+            + f" | {copy} |")
     return lines + [""]
 
 

@@ -6,12 +6,16 @@ with the same results folder goes on where it stopped):
 1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator), each
    followed by cule_py's agent step at 16,384 consoles under the free and the scanline warp
    schedules (kernels/warp_schedule.py; the same compiled kernel, the schedule a state field
-   set from CULE_PY_GPU_SCHEDULE), then both games under min_pc, so that one call compares
-   them;
-2. cule_py's agent step (v5: frameskip 4, sticky 0.25, 84x84x4 grayscale, noop and fire resets),
+   set from CULE_PY_GPU_SCHEDULE);
+2. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
+   machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
+   cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
+   (benchmarks/env_runner_device_path.py; needs torch, which the GPU image has); then both
+   games under the min_pc schedule;
+3. cule_py's agent step (v5: frameskip 4, sticky 0.25, 84x84x4 grayscale, noop and fire resets),
    Pong and Breakout at 16,384 consoles, then raw `act()` frames for both;
-3. the same at 65,536 consoles;
-4. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384.
+4. the same at 65,536 consoles;
+5. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384.
 
 Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
 budget allows, consoles decorrelated and checked by distinct RAM, resets inside the timed
@@ -25,7 +29,7 @@ import os
 import pathlib
 import time
 
-from common import Deadline, Log, append_record, read_records
+from common import REPO, Deadline, Log, append_record, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
@@ -36,15 +40,20 @@ SCHEDULES = ("free", "scanline", "min_pc")
 def plan(scale: str, device: str) -> list[dict]:
     """The configurations, most valuable first."""
     if scale == "tiny":
-        big, bigger, ale_envs = 4, 8, 4
+        big, bigger, ale_envs, runner_consoles = 4, 8, 4, 4
     else:
-        big, bigger, ale_envs = 16_384, 65_536, 64
+        # An env runner's batch: 4,096 consoles x 17 frames of 28 KB make a 2 GB rollout.
+        big, bigger, ale_envs, runner_consoles = 16_384, 65_536, 64, 4_096
     items: list[dict] = []
     for game in ("pong", "breakout"):
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
         # (the dry run, on the CPU, only checks that a schedule reaches the consoles)
         for schedule in SCHEDULES[:2] if scale != "tiny" or game == "pong" else ():
             items.append({"kind": "agent", "game": game, "consoles": big, "schedule": schedule})
+    if _has_torch():
+        for sampler, consoles in (("cule", runner_consoles), ("ale", ale_envs)):
+            items.append({"kind": "env_runner", "game": "pong", "consoles": consoles,
+                          "sampler": sampler})
     if scale != "tiny":
         for game in ("pong", "breakout"):
             items.append({"kind": "agent", "game": game, "consoles": big,
@@ -58,6 +67,7 @@ def plan(scale: str, device: str) -> list[dict]:
         items.append({"kind": "agent", "game": game, "consoles": big})
     unique = []
     for item in items:
+        # (an env runner's device is its policy's; ale-py's consoles stay on the CPU)
         item["device"] = "cpu" if item["kind"] == "ale_vector" else device
         item.setdefault("schedule", "free")
         if _key(item) not in {_key(u) for u in unique}:
@@ -67,14 +77,20 @@ def plan(scale: str, device: str) -> list[dict]:
 
 def _key(item: dict) -> tuple:
     return (item["kind"], item["game"], item["consoles"], item["device"],
-            item.get("schedule", "free"))
+            item.get("schedule", "free"), item.get("sampler"))
+
+
+def _has_torch() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 def _budget(item: dict, scale: str) -> float:
     """Seconds one configuration may take, warm-up included (its share of a 9-minute command)."""
     if scale == "tiny":
         return 20.0
-    return {"ale_vector": 30.0, "agent": 75.0, "raw": 45.0}[item["kind"]]
+    return {"ale_vector": 30.0, "agent": 75.0, "raw": 45.0, "env_runner": 45.0}[item["kind"]]
 
 
 def _window(at_16k: int, consoles: int) -> int:
@@ -116,6 +132,25 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
     finally:
         env.close()
     return result.as_dict()
+
+
+def measure_env_runner(item: dict, scale: str, budget: float, log) -> dict:
+    """CuleEnvRunner's sample loop without Ray (benchmarks/env_runner_device_path.measure):
+    rollouts of 16 steps (4 in the dry run) with the PPO network on the item's device, the
+    warm-up cut at a third of the budget (Pong's episodes outlast it on the GPU: the record's
+    episode_ends_per_step says whether resets fell inside)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "env_runner_device_path", REPO / "benchmarks" / "env_runner_device_path.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    tiny = scale == "tiny"
+    return bench.measure(item["sampler"], game=item["game"], consoles=item["consoles"],
+                         steps=4 if tiny else 16, rollouts=2 if tiny else 3,
+                         device="cuda" if item["device"] != "cpu" else "cpu",
+                         warmup_steps=8 if tiny else 1000, time_budget=budget * 0.66,
+                         log=log)
 
 
 def measure_raw(item: dict, scale: str, budget: float, log) -> dict:
@@ -167,7 +202,8 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         record = dict(item, scale=scale)
         t0 = time.perf_counter()
         try:
-            measure = measure_raw if item["kind"] == "raw" else measure_vector
+            measure = {"raw": measure_raw, "env_runner": measure_env_runner}.get(
+                item["kind"], measure_vector)
             with _schedule(item["schedule"]):
                 record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
@@ -198,6 +234,10 @@ def _schedule(name: str):
 def summary_line(r: dict) -> str:
     if "error" in r:
         return f"ERROR {r['error']}"
+    if r["kind"] == "env_runner":
+        return (f"env runner ({r['sampler']}): {r['env_steps_per_s']:,.0f} agent steps/s, "
+                f"episode ends/step {r['episode_ends_per_step']:.3f}, "
+                f"breakdown {r['breakdown_share']}")
     if r["kind"] == "raw":
         return (f"raw {r['frames_per_s']:,.0f} frames/s (distinct RAM {r['distinct_ram']}/"
                 f"{r['consoles']}), reset share {r.get('reset_share')}")
