@@ -71,7 +71,7 @@ def test_dry_run_runs_every_stage(tmp_path):
     (profile,) = _records(results / "profile.jsonl")
     assert profile["returncode"] == 0 and profile["ncu"] is None, profile
     order = json.loads((results / "profile_order.json").read_text())
-    assert [r["range"] for r in order] == ["raw", "identical", "agent_step"]
+    assert [r["range"] for r in order] == ["raw", "identical", "identical_undrawn", "agent_step"]
 
     (training,) = _records(results / "training.jsonl")
     assert training["returncode"] == 0, training

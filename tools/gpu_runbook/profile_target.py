@@ -6,7 +6,8 @@ after the consoles are decorrelated.
 
 Per batch size, in this order (F, a JSON file, gets the list of ranges so that ncu's rows can
 be named): raw `act()` of decorrelated consoles (drive_cuda); the same with every console a copy
-of console 0 (identical: what divergence costs); one agent step of decorrelated consoles
+of console 0 (identical: what divergence costs); that frame again undrawn (identical_undrawn:
+what the pixels cost); one agent step of decorrelated consoles
 (agent_step_cuda and agent_reset_cuda, its autoreset launch).
 """
 
@@ -57,6 +58,7 @@ def _xp(device: str):
 def raw_ranges(ranges: Ranges, game: str, consoles: int, device: str, warmup: int) -> None:
     from cule_py import AtariEmulator
     from cule_py.emulator import EmulatorState
+    from cule_py.kernels import layout as L
 
     xp = _xp(device)
     emulator = AtariEmulator(game, consoles, device=device, seed=0,
@@ -79,6 +81,15 @@ def raw_ranges(ranges: Ranges, game: str, consoles: int, device: str, warmup: in
     emulator.restore_state(EmulatorState(state.md5, state.mask, copies))
     same = xp.full(consoles, legal[int(host[warmup + 1, 0])])
     ranges("identical", ["drive_cuda"], consoles, lambda: emulator.act(same))
+    # The same frame again from the same copies with the pixels not drawn (TIA_SKIP_DRAW, the
+    # agent step's collision-only frames): the difference to "identical" is what the pixel
+    # stores and colour blending cost one lane, the figure that splits the offline model's
+    # drawing weight from its path weights (docs/performance-log.md, session 19).
+    undrawn = dict(copies)
+    undrawn["state"] = copies["state"].copy()
+    undrawn["state"][:, L.TIA_SKIP_DRAW] = 1
+    emulator.restore_state(EmulatorState(state.md5, state.mask, undrawn))
+    ranges("identical_undrawn", ["drive_cuda"], consoles, lambda: emulator.act(same))
 
 
 def agent_ranges(ranges: Ranges, game: str, consoles: int, device: str, warmup_steps: int):
