@@ -94,11 +94,13 @@ OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", 
 # screens read from their buffers, agent_step.observe) raised the agent step's by 56 bytes
 # (1,264 with observe kept out of line, so not its loops: the two screen sources carried through
 # the step's replay loop); registers unchanged.
+# The decoded core's idle-loop skip (kernels/idle_loop.py, session 19) lowered drive_cuda's from
+# 1,758 and the agent step's from 1,816 (its console loop's spill instructions 1,070 -> 475).
 CAPS = {
-    "drive_cuda": {"registers": 255, "spill_store_bytes": 1758},
+    "drive_cuda": {"registers": 255, "spill_store_bytes": 1726},
     "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
-    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1816},
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1296},
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2214},
     # The render split's two passes (kernels/render_log.py; not launched by the backend yet),
     # as measured on 2026-11-27 (session 18): tests/test_render_log.py.

@@ -150,10 +150,17 @@ def run_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
     gives the same results."""
     bus = (rom, scheme, ram, st, fb, env)
     jammed = False
-    for _ in range(INSTRUCTIONS_PER_FRAME):
+    # ALE's budget counts the idle-loop iterations skipped too (idle_loop.skip_idle_polls).
+    executed = np.int32(0)
+    while executed < INSTRUCTIONS_PER_FRAME:
         pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
+        executed += 1
         if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
             break
+        if st[env, L.RIOT_TIMER_POLLED] != 0:
+            a, x, y, p, clk, skipped = skip_idle_polls(
+                rom, scheme, st, env, pc, a, x, y, p, clk, INSTRUCTIONS_PER_FRAME - executed)
+            executed += skipped
     return pc, a, x, y, s, p, clk, jammed
 
 
@@ -182,6 +189,8 @@ def run_frame(rom, scheme, ram, st, fb, env):
         st[env, L.CPU_S] = s
         st[env, L.CPU_P] = p
     st[env, L.CYCLES] = clk
+    # The fast path leaves the RIOT's idle-loop hint set; a frame's end is where both cores agree.
+    st[env, L.RIOT_TIMER_POLLED] = 0
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
     # Complete: this frame alone drew every pixel of the display window into its buffer, so the
@@ -235,6 +244,8 @@ def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
         for _ in range(frames):
             run_frame(rom, scheme, ram, st, fb, env)
 
+
+from .idle_loop import skip_idle_polls  # noqa: E402
 
 # The CPU backend's version of run_instructions (registered for numba's CPU target only), unless
 # CULE_PY_CPU_CORE=decoded asks the CPU backend to run the decoded core, as the GPU does.

@@ -49,6 +49,7 @@ _FIELDS = """
     DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
     ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
     GPU_SCHEDULE
+    RIOT_TIMER_POLLED
 """.split()
 
 STATE_FIELDS = len(_FIELDS)
@@ -219,6 +220,7 @@ DPC_FRAC_HI = 151
 ENV_PADDLE_DELTA = 152
 ENV_PADDLE_REQUEST = 153
 GPU_SCHEDULE = 154
+RIOT_TIMER_POLLED = 155
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \

@@ -124,6 +124,7 @@ def close_frame(st, fb, env, fresh, clk):
     """run_frame's end at cycle `clk`: the scanline reached, the frame's flags, a partial frame
     greyed out (once)."""
     st[env, L.CYCLES] = clk
+    st[env, L.RIOT_TIMER_POLLED] = 0
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
     st[env, L.TIA_FRAME_COMPLETE] = 1 if (

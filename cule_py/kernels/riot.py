@@ -127,6 +127,10 @@ def timer_read(state, env, addr, clk):
             return np.int32(0x80)
         return np.int32(0)
     if running >= 0:
+        if (running & 0xFF) != 0:
+            # A running count: the decoded core looks for an idle loop waiting on it next
+            # (idle_loop.skip_idle_polls; cleared there and at the frame's end).
+            state[env, L.RIOT_TIMER_POLLED] = 1
         return np.int32(running & 0xFF)
     # Past expiry: a per-cycle countdown from the moment of the underflow.
     past = _signed32((value << shift) - elapsed - 1)

@@ -33,6 +33,7 @@ from numba.extending import overload, register_jitable
 
 from . import layout as L
 from .console import INSTRUCTIONS_PER_FRAME, cpu_step, run_instructions
+from .idle_loop import skip_idle_polls
 
 FREE, MIN_PC, SCANLINE = 0, 1, 2
 SCHEDULES = {"free": FREE, "min_pc": MIN_PC, "scanline": SCANLINE}
@@ -98,7 +99,13 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
             if go:
                 pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
                 executed += 1
-                running = not jammed and st[env, L.TIA_FRAME_ENDED] == 0 \
-                    and executed < INSTRUCTIONS_PER_FRAME
+                running = not jammed and st[env, L.TIA_FRAME_ENDED] == 0
+                if running and st[env, L.RIOT_TIMER_POLLED] != 0:
+                    # as console.run_instructions: an idle loop on the timer, skipped
+                    a, x, y, p, clk, skipped = skip_idle_polls(
+                        rom, scheme, st, env, pc, a, x, y, p, clk,
+                        INSTRUCTIONS_PER_FRAME - executed)
+                    executed += skipped
+                running = running and executed < INSTRUCTIONS_PER_FRAME
         return pc, a, x, y, s, p, clk, jammed
     return run
