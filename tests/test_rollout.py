@@ -70,7 +70,7 @@ def _tracked(hosts):
     return sorted(episodes)
 
 
-@pytest.mark.slow       # ale-py and cule_py, three rollouts each, plus the agent step's compile
+@pytest.mark.live_ale
 def test_rollout_and_spans_equal_ale_py_and_a_per_step_tracker():
     gym.register_envs(ale_py)
     ours = _rollouts(make_vec("ALE/Breakout-v5", CONSOLES, array_type="torch",
