@@ -1,5 +1,6 @@
-"""The idle-loop skip (kernels/idle_loop.py) against ale-py: the CPU fast path's, and the decoded
-core's, which the GPU runs (here on the CPU backend with CULE_PY_CPU_CORE=decoded, in a child).
+"""The idle-loop skip (kernels/idle_loop.py) against ale-py, on the CPU fast path. The decoded
+core's skip (the GPU's loop) is compared with this one on the same cartridge, loop against loop,
+in test_console_fast_path.test_frame_loop_equals_the_decoded_loop.
 
 Most games wait for the RIOT timer in `LDA INTIM; BNE back`; the fast path jumps over the reads
 that are sure to show a running, nonzero count. Our own 4K cartridge waits in every form the skip
@@ -13,11 +14,6 @@ every frame.
 """
 
 from __future__ import annotations
-
-import os
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -104,22 +100,3 @@ def _play(path) -> np.ndarray:
     play_batch(consoles, ales, 240, seed=11, reset_chance=0.0)
     return consoles.ram
 
-
-@pytest.mark.slow       # the decoded core's own CPU compile, minutes (its own kernel cache)
-def test_decoded_core_idle_loops_equal_ale_py(tmp_path):
-    """The decoded core (console.run_instructions: the loop the GPU's warp_schedule restates),
-    with its skip, compared with ale-py after every frame of the same cartridge."""
-    path = tmp_path / f"{SETTINGS}.bin"
-    path.write_bytes(idle_poll_image())
-    child = (f"import sys; sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})\n"
-             "from cule_py.kernels import console\n"
-             "assert console.cpu_core() == 'decoded'\n"
-             "import test_idle_poll as T\n"
-             f"ram = T._play({str(path)!r})\n"
-             "assert (ram[:, 0x08:0x10] > 0).all(), ram[:, 0x08:0x10]\n"
-             "print('decoded core equal to ale-py')\n")
-    env = dict(os.environ, CULE_PY_CPU_CORE="decoded")
-    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
-                          env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "decoded core equal to ale-py" in proc.stdout
