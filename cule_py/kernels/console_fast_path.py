@@ -37,7 +37,7 @@ from .cart import SCHEME_3F, SCHEME_E0, may_switch_banks
 from .console import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
                       run_instructions)
 from .cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
-from .idle_loop import idle_poll, is_riot_io, rom_byte, rom_window  # noqa: F401 (re-exported)
+from .idle_loop import idle_poll, is_riot_io, rom_byte, rom_window
 
 _ops = make_operations(ALE)
 u8, u16, set_nz = _ops.u8, _ops.u16, _ops.set_nz
