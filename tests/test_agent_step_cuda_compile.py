@@ -5,7 +5,7 @@ their caps (tools/gpu_model.py, CAPS: a kernel may not use more registers nor sp
 
 They are compiled as the GPU backend compiles them (tools/gpu_model.compiled_kernel:
 numba-cuda's kernel path, link-time optimisation, the launch types of a GPU batch with numpy
-standing in for cupy), once per test process; tests/test_gpu_model.py checks drive_cuda and
+standing in for cupy), each in a child process (gpu_model.compiled_row says why); tests/test_gpu_model.py checks drive_cuda and
 lives_and_flags_cuda the same way. The device query is stubbed as in tests/test_cuda_compile.py.
 """
 
@@ -36,7 +36,7 @@ def test_agent_kernels_compile_within_caps(which, capsys):
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)
-    row = G.compiled_kernel(which)["row"]
+    row = G.compiled_row(which)
     calls = sum(f["calls"] for f in row["functions"].values())
     with capsys.disabled():
         print(f"\n  {row['kernel']}: {row['registers']} registers, "

@@ -247,10 +247,9 @@ def test_schedule_keys_order_scanline_before_pc():
 def test_console_kernels_within_their_caps(which, capsys):
     """The register/spill regression check; also that the outlined functions exist once each."""
     try:
-        done = G.compiled_kernel(which)
+        row = G.compiled_row(which)
     except ImportError as err:      # no NVVM / nvJitLink here
         pytest.skip(f"cannot compile for sm_90a here: {err}")
-    row = done["row"]
     with capsys.disabled():
         print(f"\n  {row['kernel']}: {row['registers']} registers, frame {row['frame_bytes']} B, "
               f"{row['spill_store_bytes']}/{row['spill_load_bytes']} B spill stores/loads, "

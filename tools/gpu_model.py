@@ -489,6 +489,50 @@ def compiled_kernel(which: str) -> dict:
     return _COMPILED[which]
 
 
+def in_child(module: str, function: str, *args, timeout: float = 3600):
+    """`module.function(*args)` (a module of tools/) run in a fresh Python process, its result
+    passed back as JSON; an ImportError there (no NVVM, no nvJitLink) is raised again here. The
+    child ends without the interpreter's teardown once the result is written. Why: the
+    compilers' objects (NVVM programs, LLVM modules, nvJitLink state) are freed whenever a
+    garbage collection reaches them, and once that aborted a CI test process (SIGABRT, minutes
+    later, in an unrelated CPU test) after these compiles had passed; in a child they never
+    outlive the compile, and a crash would name the compile that caused it."""
+    out = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"cule_py_child_{os.getpid()}.json"
+    code = ("import json, os, sys\n"
+            f"sys.path.insert(0, {str(pathlib.Path(__file__).resolve().parent)!r})\n"
+            f"import {module}\n"
+            "try:\n"
+            f"    result = {{'value': {module}.{function}(*{list(args)!r})}}\n"
+            "except ImportError as err:\n"
+            "    result = {'import_error': str(err)}\n"
+            f"open({str(out)!r}, 'w').write(json.dumps(result))\n"
+            "sys.stdout.flush(); sys.stderr.flush()\n"
+            "os._exit(0)\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=timeout)
+        if done.returncode != 0 or not out.exists():
+            raise RuntimeError(f"{module}.{function}{args} failed in its child process "
+                               f"(exit {done.returncode}):\n{done.stdout[-3000:]}"
+                               f"{done.stderr[-6000:]}")
+        result = json.loads(out.read_text())
+    finally:
+        out.unlink(missing_ok=True)
+    if "import_error" in result:
+        raise ImportError(result["import_error"])
+    return result["value"]
+
+
+def compiled_row(which: str) -> dict:
+    """analyse's row of kernel `which` (compile_s and link_s included), compiled in a child
+    process (in_child): for tests, which keep the compilers' objects out of their own process."""
+    return in_child("gpu_model", "_compiled_row_here", which)
+
+
+def _compiled_row_here(which: str) -> dict:
+    return compiled_kernel(which)["row"]
+
+
 def run_static(kernels, cubin_dir=None, keep=None, log=print) -> list[dict]:
     rows = []
     for which in kernels:
