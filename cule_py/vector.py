@@ -62,6 +62,7 @@ from .games import Action
 from .kernels import agent_step as K
 from .kernels import layout as L
 from .kernels import mt19937
+from .kernels import reset_snapshot
 
 __all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]
 
@@ -256,6 +257,10 @@ class AtariVectorEnv(VectorEnv):
         self._saved_memory = b.zeros(b.memory.shape, np.uint8)
         self._saved_logic = b.zeros(b.logic.shape, np.int32)
         self._agent = b.zeros((n, K.AGENT_FIELDS), np.int32)
+        # reset_game's input-free frames, played once per distinct state (kernels/reset_snapshot)
+        self._reset_table = reset_snapshot.empty_table(
+            b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
+            L.FRAME_BUFFER_SHAPE, self.xp)
         self._noop_mt = b.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)
         self._actions = b.zeros(n, np.int64)
@@ -324,7 +329,7 @@ class AtariVectorEnv(VectorEnv):
                 b._threshold(), b.rng, b.table(select), b.table(shown),
                 b.table(b._starting), self._agent, self._noop_mt, self._cfg, self._palette,
                 self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
-                self._terminated, self._truncated, self._lives, mask)
+                self._terminated, self._truncated, self._lives, *self._reset_table, mask)
 
     def _run_reset(self, op, mask) -> None:
         with numba_threads(self._threads):
@@ -332,11 +337,16 @@ class AtariVectorEnv(VectorEnv):
 
     def _launch_reset(self, op, mask) -> None:
         """`mask`: host bools, or on the GPU also a device array (used as it is)."""
+        table = self._reset_table[-1]
+        # The launch may read the entries written before it; its first console may add one.
+        table[reset_snapshot.TABLE_USABLE] = table[reset_snapshot.TABLE_FILLED]
         if self._gpu is None:
+            table[reset_snapshot.TABLE_WRITER] = np.argmax(mask)
             K.agent_reset_cpu(*self._reset_args(op, mask))
         else:
             if not self._gpu.is_device_array(mask):
                 mask = self._batch.table(mask)
+            table[reset_snapshot.TABLE_WRITER] = self.xp.argmax(mask)
             self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_args(op, mask))
 
     def _run_reset_kernels(self, op, mask) -> None:

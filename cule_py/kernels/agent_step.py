@@ -53,6 +53,7 @@ from numba.extending import register_jitable
 from .._jit_cache import CACHE_ENABLED
 from . import environment as E
 from . import layout as L
+from . import reset_snapshot as RS
 from .exact_float import mul_f32
 from .mt19937 import mt_next
 
@@ -73,7 +74,8 @@ A_LAST_SKIP = 12       # frames the last step asked for
 A_RNG_SHORT = 13       # 1: a reset stopped before a System reset the system-RNG table cannot feed
 A_REPLAYS = 14         # steps played again with every frame drawn (see the module doc)
 A_RESET_NOW = 15       # 1: the step left this console to OP_AUTORESET
-AGENT_FIELDS = 16
+A_TABLE_RESETS = 16    # reset_games whose input-free frames came from the table (reset_snapshot)
+AGENT_FIELDS = 17
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -360,7 +362,8 @@ def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scra
 @register_jitable
 def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                   shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
+                  yd, ys, ya, rewards, terminated, truncated, lives, t_st, t_ram, t_logic, t_fb,
+                  table, env, outputs):
     """AtariVectorEnv's reset of one console (module doc). Before each System reset it checks
     the system-RNG table; if that is too short it stops with A_RNG_SHORT = 1, in a state this
     function resumes from once the host has grown the table (A_REGAME: a noop frame's reset_game
@@ -370,8 +373,9 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             agent[env, A_RNG_SHORT] = 1
             return
         agent[env, A_RNG_SHORT] = 0
-        E.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                     select, shown, starting, env)
+        if RS.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+                         select, shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
+            agent[env, A_TABLE_RESETS] += 1
         if agent[env, A_REGAME] == 0:
             fire = cfg[C_FIRE] != 0
             if fire:
@@ -544,7 +548,8 @@ def step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, age
 @register_jitable
 def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
               shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd, ys, ya,
-              scratch, obs, rewards, terminated, truncated, lives, env):
+              scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram, t_logic, t_fb,
+              table, env):
     """OP_RESET: reset the console; OP_AUTORESET: reset it if the step marked it (a same-step
     reset keeps the step's outputs)."""
     if op == OP_AUTORESET:
@@ -555,7 +560,8 @@ def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
         outputs = True
     reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                   shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                  yd, ys, ya, rewards, terminated, truncated, lives, env, outputs)
+                  yd, ys, ya, rewards, terminated, truncated, lives, t_st, t_ram, t_logic,
+                  t_fb, table, env, outputs)
     if agent[env, A_RNG_SHORT] == 0:
         agent[env, A_RESET_NOW] = 0
 
@@ -583,13 +589,16 @@ def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshol
 @njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                    ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):
-    """OP_RESET or OP_AUTORESET on every console where `mask` is true."""
+                    ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
+                    t_logic, t_fb, table, mask):
+    """OP_RESET or OP_AUTORESET on every console where `mask` is true (t_*, table: the
+    reset_snapshot table)."""
     for env in prange(st.shape[0]):
         if mask[env]:
             reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                       select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa,
-                      yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, env)
+                      yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st,
+                      t_ram, t_logic, t_fb, table, env)
 
 
 @cuda.jit(cache=CACHE_ENABLED)
@@ -607,9 +616,11 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_reset_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, mask):
+                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
+                     t_logic, t_fb, table, mask):
     env = cuda.grid(1)
     if env < st.shape[0] and mask[env]:
         reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                   select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                  ys, ya, scratch, obs, rewards, terminated, truncated, lives, env)
+                  ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
+                  t_logic, t_fb, table, env)

@@ -330,6 +330,20 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
     System reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection,
     setMode's logic changes, soft reset, the starting actions (through emulate, so not
     noop-filtered and not sticky)."""
+    reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
+    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
+            np.int32(RESET_NOOP_FRAMES))
+    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
+                      shown, starting, env)
+
+
+# reset_game in three parts: its start, its 64 input-free frames (60 NOOP frames and the soft
+# reset's 4), its finish. kernels/reset_snapshot.py runs the frames from a table instead when it
+# can.
+@register_jitable
+def reset_game_start(rom, scheme, ram, st, fb, params, rng, env):
+    """The episode counter cleared, the paddles centred, System reset."""
     st[env, L.ENV_EPISODE_FRAME] = 0
     if params[P_PADDLES] != 0:
         centre = (params[P_PADDLE_MIN] + params[P_PADDLE_MAX]) // 2
@@ -340,9 +354,13 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
     st[env, L.ENV_PADDLE_DELTA] = PADDLE_DELTA
     st[env, L.ENV_PADDLE_REQUEST] = PADDLE_DELTA
     system_reset(rom, scheme, ram, st, fb, rng, env)
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
-            np.int32(RESET_NOOP_FRAMES))
-    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+
+
+@register_jitable
+def reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
+                      shown, starting, env):
+    """RomSettings reset, the mode selection, setMode's logic changes, soft reset, the starting
+    actions."""
     if params[P_GAME_ID] >= 0:
         logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
     select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,

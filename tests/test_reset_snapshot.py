@@ -1,0 +1,97 @@
+"""Resets whose input-free frames come from the table (kernels/reset_snapshot.py) change nothing.
+
+Three vector envs play the same actions: ours with the table, ours with a table of no entries
+(every reset plays its 64 frames), and ale-py's. After every step (every autoreset included) both
+of ours hold the same machine in every console (state row, RAM, game logic, both screen
+buffers, the sticky RNG) and give the same outputs as ale-py; the table must have been used.
+A one-entry table checks that a full table leaves the other resets to play their frames. Two
+cartridges whose resets rarely repeat a state (Elevator Action's System reset fills its extra RAM
+from the system RNG; Pitfall II's DPC) check the other side: entries written, resets that match
+none played in full, still exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marks import slow_except
+
+from cule_py.kernels import agent_step as K
+from cule_py.kernels import layout as L
+from cule_py.kernels import reset_snapshot as RS
+from cule_py.testing import vector_step_difference
+from cule_py.vector import AtariVectorEnv
+
+ale_vector = pytest.importorskip("ale_py.vector_env")
+
+pytestmark = pytest.mark.live_ale
+
+CASES = {
+    # id: (game, num_envs, steps, kwargs, table entries, must some reset come from the table)
+    "breakout-episodic-sticky": ("breakout", 4, 200, dict(
+        episodic_life=True, repeat_action_probability=0.25), RS.SNAPSHOT_ENTRIES, True),
+    "space_invaders-samestep-budget": ("space_invaders", 3, 150, dict(
+        autoreset_mode="SameStep", max_num_frames_per_episode=240), RS.SNAPSHOT_ENTRIES, True),
+    "breakout-one-entry-budget": ("breakout", 3, 150, dict(
+        max_num_frames_per_episode=120, noop_max=0), 1, True),
+    # a cartridge with its own RAM (F8SC) and Pitfall II's DPC chip
+    "elevator_action-budget": ("elevator_action", 2, 120, dict(
+        max_num_frames_per_episode=160), RS.SNAPSHOT_ENTRIES, False),
+    "pitfall2-budget-noop0": ("pitfall2", 2, 120, dict(
+        max_num_frames_per_episode=200, noop_max=0), RS.SNAPSHOT_ENTRIES, False),
+}
+
+
+def _machine(env):
+    b = env._batch
+    return (b.state.copy(), b.memory.copy(), b.logic.copy(), b.frame_buffers.copy(),
+            b.env_rng.copy())
+
+
+def _assert_same_machines(ours, plain, where):
+    names = ("state", "memory", "logic", "frame buffers", "sticky RNG")
+    for name, a, b in zip(names, _machine(ours), _machine(plain)):
+        bad = np.argwhere(a != b)
+        assert not len(bad), (where, name, bad[:4].tolist())
+
+
+def _without_table(env, entries=0):
+    b = env._batch
+    env._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1],
+                                      np.int32, L.FRAME_BUFFER_SHAPE, entries=entries)
+
+
+@pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-episodic-sticky",
+                                             "breakout-one-entry-budget"))
+def test_table_resets_are_exact(case):
+    game, n, steps, kw, entries, hits_expected = CASES[case]
+    ours = AtariVectorEnv(game, n, **kw)
+    plain = AtariVectorEnv(game, n, **kw)
+    theirs = ale_vector.AtariVectorEnv(game, n, **kw)
+    if entries != RS.SNAPSHOT_ENTRIES:
+        _without_table(ours, entries)
+    _without_table(plain)
+    out_t = theirs.reset(seed=7)
+    out_o, out_p = ours.reset(seed=7), plain.reset(seed=7)
+    assert vector_step_difference(out_o, out_t) is None
+    _assert_same_machines(ours, plain, "reset")
+    rng = np.random.default_rng(1)
+    ends = 0
+    for t in range(steps):
+        actions = rng.integers(0, theirs.single_action_space.n, n)
+        out_t, out_o, out_p = theirs.step(actions), ours.step(actions), plain.step(actions)
+        diff = vector_step_difference(out_o, out_t)
+        assert diff is None, f"step {t}: {diff}"
+        _assert_same_machines(ours, plain, f"step {t}")
+        ends += int((out_o[2] | out_o[3]).sum())
+    theirs.close()
+    table = ours._reset_table[-1]
+    used = int(ours._agent[:, K.A_TABLE_RESETS].sum())
+    assert int(plain._agent[:, K.A_TABLE_RESETS].sum()) == 0
+    assert ends >= 2 * n, f"the case should reset every console at least twice ({ends} ends)"
+    assert table[RS.TABLE_FILLED] >= 1
+    assert table[RS.TABLE_FILLED] <= entries
+    if hits_expected:
+        assert used > 0, f"no reset came from the table ({ends} episode ends, " \
+                         f"{int(table[RS.TABLE_FILLED])} entries)"
