@@ -2,6 +2,7 @@
 
     python tools/reset_snapshot_study.py [--games breakout pong ...] [--consoles 64]
                                          [--resets 256] [--max-steps 4000] [--json OUT]
+    python tools/reset_snapshot_study.py --table-hits --games all --consoles 8 --max-steps 300
 
 A reset (ALE's reset_game) begins with System reset and 64 frames that take no input from the
 agent: 60 NOOP frames and the 4 frames of the soft reset. System reset keeps RAM and starts the
@@ -154,6 +155,29 @@ def study(game: str, consoles: int, resets: int, max_steps: int, seed: int = 0) 
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0) -> dict:
+    """The table itself at work: a vector env (v5, sticky 0.25, no noops, a `budget`-frame
+    episode limit so that every console resets every budget/4 steps) under random actions; the
+    resets whose frames came from the table over all reset_games (the first reset included)."""
+    from cule_py import AtariVectorEnv
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import reset_snapshot as RS
+
+    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, noop_max=0,
+                         max_num_frames_per_episode=budget)
+    env.reset(seed=seed)
+    rs = np.random.default_rng(seed)
+    ends = 0
+    for _ in range(steps):
+        out = env.step(rs.integers(0, env.single_action_space.n, consoles))
+        ends += int((np.asarray(out[2]) | np.asarray(out[3])).sum())
+    hits = int(env._agent[:, K.A_TABLE_RESETS].sum())
+    resets = consoles + ends      # noop_max 0: one reset_game per reset (no game over in noops)
+    return {"game": game, "resets": resets, "table_resets": hits,
+            "hit_rate": round(hits / resets, 3),
+            "entries": int(env._reset_table[-1][RS.TABLE_FILLED])}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", nargs="+", default=["pong", "breakout", "space_invaders",
@@ -162,10 +186,20 @@ def main(argv=None) -> int:
     ap.add_argument("--resets", type=int, default=256)
     ap.add_argument("--max-steps", type=int, default=4000)
     ap.add_argument("--json")
+    ap.add_argument("--table-hits", action="store_true",
+                    help="instead: the table's hit rate per game (table_hits; --games all: the "
+                         "104 games) over --max-steps steps with a 200-frame episode limit")
     args = ap.parse_args(argv)
     rows = []
-    for game in args.games:
-        row = study(game, args.consoles, args.resets, args.max_steps)
+    games = args.games
+    if games == ["all"]:
+        from cule_py.games import game_names
+        games = list(game_names())
+    for game in games:
+        if args.table_hits:
+            row = table_hits(game, args.consoles, args.max_steps, 200)
+        else:
+            row = study(game, args.consoles, args.resets, args.max_steps)
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.json:
