@@ -338,15 +338,18 @@ class AtariVectorEnv(VectorEnv):
     def _launch_reset(self, op, mask) -> None:
         """`mask`: host bools, or on the GPU also a device array (used as it is)."""
         table = self._reset_table[-1]
-        # The launch may read the entries written before it; its first console may add one.
+        if self._gpu is not None and not self._gpu.is_device_array(mask):
+            mask = self._batch.table(mask)
+        # The launch reads the entries written before it. Its writer: the console furthest
+        # along the system-RNG table, whose timer draw is the newest, so the likeliest to be
+        # missing from the table (consoles behind it meet draws the table has seen).
+        xp = self.xp
         table[reset_snapshot.TABLE_USABLE] = table[reset_snapshot.TABLE_FILLED]
+        position = self._batch.state[:, L.SYSTEM_RNG_POSITION]
+        table[reset_snapshot.TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
         if self._gpu is None:
-            table[reset_snapshot.TABLE_WRITER] = np.argmax(mask)
             K.agent_reset_cpu(*self._reset_args(op, mask))
         else:
-            if not self._gpu.is_device_array(mask):
-                mask = self._batch.table(mask)
-            table[reset_snapshot.TABLE_WRITER] = self.xp.argmax(mask)
             self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_args(op, mask))
 
     def _run_reset_kernels(self, op, mask) -> None:

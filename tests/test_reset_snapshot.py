@@ -5,9 +5,10 @@ Three vector envs play the same actions: ours with the table, ours with a table 
 of ours hold the same machine in every console (state row, RAM, game logic, both screen
 buffers, the sticky RNG) and give the same outputs as ale-py; the table must have been used.
 A one-entry table checks that a full table leaves the other resets to play their frames. Two
-cartridges whose resets rarely repeat a state (Elevator Action's System reset fills its extra RAM
-from the system RNG; Pitfall II's DPC) check the other side: entries written, resets that match
-none played in full, still exact.
+cartridges whose state two frames in depends on System reset's system-RNG draws (Elevator
+Action's extra RAM is filled from them) check the other side: here every console resets in step
+with the others, so each launch brings a new draw, the resets mostly match nothing and play in
+full, and the table fills; still exact.
 """
 
 from __future__ import annotations

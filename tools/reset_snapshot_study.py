@@ -157,8 +157,10 @@ def study(game: str, consoles: int, resets: int, max_steps: int, seed: int = 0) 
 
 def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0) -> dict:
     """The table itself at work: a vector env (v5, sticky 0.25, no noops, a `budget`-frame
-    episode limit so that every console resets every budget/4 steps) under random actions; the
-    resets whose frames came from the table over all reset_games (the first reset included)."""
+    episode limit so that every console resets every budget/4 steps) under random actions, its
+    consoles first spread along the system-RNG table by 16 masked resets of a random half; then
+    over `steps` steps, the autoresets whose frames came from the table (noop_max 0: one
+    reset_game per autoreset, barring a game over on the fire frame)."""
     from cule_py import AtariVectorEnv
     from cule_py.kernels import agent_step as K
     from cule_py.kernels import reset_snapshot as RS
@@ -167,14 +169,18 @@ def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0)
                          max_num_frames_per_episode=budget)
     env.reset(seed=seed)
     rs = np.random.default_rng(seed)
+    # Spread the consoles along the system-RNG table as a long run does (each has had a
+    # different number of resets): 16 resets of a random half. Not counted.
+    for _ in range(16):
+        env.reset(options={"reset_mask": rs.random(consoles) < 0.5})
+    before = int(env._agent[:, K.A_TABLE_RESETS].sum())
     ends = 0
     for _ in range(steps):
         out = env.step(rs.integers(0, env.single_action_space.n, consoles))
         ends += int((np.asarray(out[2]) | np.asarray(out[3])).sum())
-    hits = int(env._agent[:, K.A_TABLE_RESETS].sum())
-    resets = consoles + ends      # noop_max 0: one reset_game per reset (no game over in noops)
-    return {"game": game, "resets": resets, "table_resets": hits,
-            "hit_rate": round(hits / resets, 3),
+    hits = int(env._agent[:, K.A_TABLE_RESETS].sum()) - before
+    return {"game": game, "resets": ends, "table_resets": hits,
+            "hit_rate": round(hits / max(ends, 1), 3),
             "entries": int(env._reset_table[-1][RS.TABLE_FILLED])}
 
 

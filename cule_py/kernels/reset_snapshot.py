@@ -15,8 +15,8 @@ which they do not read and the soft reset sets to NOOP), and on a match copies t
 state in: exact by construction, 62 frames not played. On a miss it plays them.
 
 Filling the table without races, on the CPU's threads and the GPU's lanes alike: the host names
-one writer per reset launch (the first console it resets, TABLE_WRITER), which alone may add an
-entry (at TABLE_FILLED, then counts it); the others read only the entries that existed when the
+one writer per reset launch (TABLE_WRITER: of the consoles it resets, the one furthest along the
+system-RNG table, whose timer draw is the newest), which alone may add an entry (at TABLE_FILLED, then counts it); the others read only the entries that existed when the
 launch began (TABLE_USABLE, set by the host before each launch from TABLE_FILLED), so nobody reads
 an entry while it is written. A full table stays as it is: a reset that matches nothing plays its
 frames, as before.
@@ -31,7 +31,7 @@ from . import environment as E
 from . import layout as L
 
 SNAPSHOT_FRAME = 2           # frames played before the table is looked at
-SNAPSHOT_ENTRIES = 32
+SNAPSHOT_ENTRIES = 128        # the RIOT timer's 75 start values, and room for a few phases
 TABLE_USABLE = 0             # entries readable in this launch
 TABLE_FILLED = 1             # entries written
 TABLE_WRITER = 2             # the one console that may write an entry in this launch
