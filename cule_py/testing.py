@@ -188,6 +188,25 @@ VECTOR_OUTPUTS = ("obs", "rewards", "terminated", "truncated")
 VECTOR_INFO = ("env_id", "lives", "frame_number", "episode_frame_number")
 
 
+MACHINE_PARTS = ("state", "memory", "logic", "frame buffers", "sticky RNG")
+
+
+def machine_difference(a, b) -> str | None:
+    """Where two of our vector envs' consoles differ (state rows, RAM, game logic, both screen
+    buffers, the sticky-action RNG; read on the host), or None: for checks that a shortcut (lazy
+    drawing, the reset table) leaves every console as the plain path does."""
+    for name, x, y in zip(MACHINE_PARTS, _machine(a), _machine(b)):
+        bad = np.argwhere(x != y)
+        if len(bad):
+            return f"{name} differs at {bad[:4].tolist()}"
+    return None
+
+
+def _machine(env) -> tuple:
+    b = env._batch
+    return tuple(b.host(a) for a in (b.state, b.memory, b.logic, b.frame_buffers, b.env_rng))
+
+
 def vector_step_difference(ours, theirs, info_keys=VECTOR_INFO) -> str | None:
     """What differs between two vector envs' `reset()` (obs, info) or `step()` (obs, rewards,
     terminated, truncated, info) results: shapes, dtypes and values of the arrays (the first

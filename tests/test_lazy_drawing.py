@@ -16,6 +16,7 @@ import pytest
 from marks import slow_except
 
 from cule_py.kernels import agent_step as K
+from cule_py.testing import machine_difference
 from cule_py.vector import AtariVectorEnv
 
 CASES = {
@@ -29,17 +30,9 @@ CASES = {
 }
 
 
-def _state(env):
-    b = env._batch
-    return (b.state.copy(), b.memory.copy(), b.logic.copy(), b.frame_buffers.copy(),
-            b.env_rng.copy())
-
-
 def _assert_same(lazy, full, where):
-    names = ("state", "memory", "logic", "frame buffers", "sticky RNG")
-    for name, a, b in zip(names, _state(lazy), _state(full)):
-        bad = np.argwhere(a != b)
-        assert not len(bad), (where, name, bad[:4].tolist())
+    diff = machine_difference(lazy, full)
+    assert diff is None, f"{where}: {diff}"
 
 
 @pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-sticky-episodic"))

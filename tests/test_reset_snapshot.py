@@ -21,7 +21,7 @@ from marks import slow_except
 from cule_py.kernels import agent_step as K
 from cule_py.kernels import layout as L
 from cule_py.kernels import reset_snapshot as RS
-from cule_py.testing import vector_step_difference
+from cule_py.testing import machine_difference, vector_step_difference
 from cule_py.vector import AtariVectorEnv
 
 ale_vector = pytest.importorskip("ale_py.vector_env")
@@ -44,17 +44,9 @@ CASES = {
 }
 
 
-def _machine(env):
-    b = env._batch
-    return (b.state.copy(), b.memory.copy(), b.logic.copy(), b.frame_buffers.copy(),
-            b.env_rng.copy())
-
-
 def _assert_same_machines(ours, plain, where):
-    names = ("state", "memory", "logic", "frame buffers", "sticky RNG")
-    for name, a, b in zip(names, _machine(ours), _machine(plain)):
-        bad = np.argwhere(a != b)
-        assert not len(bad), (where, name, bad[:4].tolist())
+    diff = machine_difference(ours, plain)
+    assert diff is None, f"{where}: {diff}"
 
 
 def _without_table(env, entries=0):
