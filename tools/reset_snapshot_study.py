@@ -39,7 +39,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cule_py.kernels import environment as E  # noqa: E402
 from cule_py.kernels import layout as L  # noqa: E402
-from cule_py.kernels.console import system_reset  # noqa: E402
+from cule_py.kernels import reset_snapshot as RS  # noqa: E402
 
 FRAMES = E.RESET_NOOP_FRAMES + E.SOFT_RESET_FRAMES
 REPORTED = (0, 1, 2, 4, 8, 16, FRAMES)
@@ -55,8 +55,7 @@ def _fnv(h, value):
 def _state_hash(ram, st, fb, logic, env):
     h = np.uint64(14695981039346656037)
     for f in range(st.shape[1]):
-        if f != L.SYSTEM_RNG_POSITION and f != L.ENV_FRAME_NUMBER and \
-                f != L.ENV_STICKY_ACTION:
+        if RS._compared(f):      # the fields the table compares
             h = _fnv(h, np.int64(st[env, f]))
     for i in range(ram.shape[1]):
         h = _fnv(h, np.int64(ram[env, i]))
@@ -78,15 +77,8 @@ def reset_prefix_hashes(rom, scheme, ram, st, fb, logic, params, inputs, rng, ha
     environment.reset_game runs them; hashes[env, k] after k frames, draws[env] the timer's
     system-RNG value."""
     for env in range(st.shape[0]):
-        st[env, L.ENV_EPISODE_FRAME] = 0
-        if params[E.P_PADDLES] != 0:
-            centre = (params[E.P_PADDLE_MIN] + params[E.P_PADDLE_MAX]) // 2
-            st[env, L.ENV_PADDLE0] = centre
-            st[env, L.ENV_PADDLE1] = centre
-        st[env, L.ENV_PADDLE_DELTA] = E.PADDLE_DELTA
-        st[env, L.ENV_PADDLE_REQUEST] = E.PADDLE_DELTA
         draws[env] = np.int64(rng[np.int32(st[env, L.SYSTEM_RNG_POSITION])]) % 75
-        system_reset(rom, scheme, ram, st, fb, rng, env)
+        E.reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
         hashes[env, 0] = _state_hash(ram, st, fb, logic, env)
         for k in range(1, E.RESET_NOOP_FRAMES + 1):
             E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
