@@ -82,9 +82,10 @@ def system_rng_stream(draws: int = _SYSTEM_RNG_DRAWS) -> np.ndarray:
 
 def gpu_schedule() -> int:
     """How the GPU's warps schedule their lanes (kernels/warp_schedule.py), from
-    `CULE_PY_GPU_SCHEDULE`: free (the default), min_pc or scanline. Results are the same under
-    each; only the GPU's speed differs. The CPU backend ignores it."""
-    name = os.environ.get("CULE_PY_GPU_SCHEDULE", "free")
+    `CULE_PY_GPU_SCHEDULE`: scanline (the default), min_pc or free. Results are the same under
+    each; only the GPU's speed differs (scanline measured fastest overall on an H200,
+    benchmarks/RESULTS.md, session 21). The CPU backend ignores it."""
+    name = os.environ.get("CULE_PY_GPU_SCHEDULE", "scanline")
     if name not in SCHEDULES:
         raise ValueError(f"CULE_PY_GPU_SCHEDULE={name!r} is not a schedule; use one of "
                          f"{', '.join(SCHEDULES)}")

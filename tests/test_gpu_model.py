@@ -7,6 +7,7 @@ compile). The caps live in one place: tools/gpu_model.py, CAPS.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
 import sys
@@ -218,10 +219,23 @@ def test_scheduled_warp_counts_steps_and_paths():
 
 def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
     from cule_py.batch import gpu_schedule
-    from cule_py.kernels.warp_schedule import MIN_PC, SCANLINE
-    assert gpu_schedule() in (0, MIN_PC, SCANLINE)
-    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "scanline")
+    from cule_py.kernels.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
+    monkeypatch.delenv("CULE_PY_GPU_SCHEDULE", raising=False)
+    # the default, and the runbook's idea of it (its throughput stage measures the default first)
     assert gpu_schedule() == SCANLINE
+    spec = importlib.util.spec_from_file_location(
+        "runbook_throughput", REPO / "tools" / "gpu_runbook" / "throughput.py")
+    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
+    try:
+        throughput = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(throughput)
+    finally:
+        sys.path.remove(str(REPO / "tools" / "gpu_runbook"))
+    assert SCHEDULES[throughput.DEFAULT_SCHEDULE] == gpu_schedule()
+    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "free")
+    assert gpu_schedule() == FREE
+    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "min_pc")
+    assert gpu_schedule() == MIN_PC
     monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "fastest")
     with pytest.raises(ValueError, match="min_pc"):
         gpu_schedule()
