@@ -340,13 +340,8 @@ class AtariVectorEnv(VectorEnv):
         table = self._reset_table[-1]
         if self._gpu is not None and not self._gpu.is_device_array(mask):
             mask = self._batch.table(mask)
-        # The launch reads the entries written before it. Its writer: the console furthest
-        # along the system-RNG table, whose timer draw is the newest, so the likeliest to be
-        # missing from the table (consoles behind it meet draws the table has seen).
-        xp = self.xp
-        table[reset_snapshot.TABLE_USABLE] = table[reset_snapshot.TABLE_FILLED]
-        position = self._batch.state[:, L.SYSTEM_RNG_POSITION]
-        table[reset_snapshot.TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
+        reset_snapshot.open_launch(self._reset_table[0], table, mask,
+                                   self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp)
         if self._gpu is None:
             K.agent_reset_cpu(*self._reset_args(op, mask))
         else:

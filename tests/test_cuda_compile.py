@@ -154,3 +154,32 @@ def _parse(log):
 # compiled for sm_90a as the GPU backend compiles them, with link-time optimisation, by
 # tests/test_gpu_model.py and tests/test_agent_step_cuda_compile.py, which also check their
 # registers and spills.
+
+
+def test_reset_table_tail_claims_entries_atomically_on_the_gpu():
+    """On the CPU only the launch's named writer claims a tail entry; on the GPU every lane
+    that misses may (kernels/reset_snapshot.py), which is only safe through an atomic add: the
+    CUDA overload must be the one compiled."""
+    reason = _nvvm_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    import numpy as np
+
+    from cule_py.kernels import reset_snapshot as RS
+
+    def claim(table, out):
+        out[0] = RS.claim_tail_entry(table, np.int32(10), np.int32(3))
+
+    with pytest.MonkeyPatch.context() as mp:
+        if not cuda.is_available():
+            import numba.cuda.dispatcher as cdisp
+
+            mp.setattr(cdisp, "get_current_device",
+                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
+        ptx, _ = cuda.compile_ptx(claim, (types.int32[::1], types.int32[::1]), cc=CC)
+    assert re.search(r"atom\.global\.add", ptx), "the tail's claim is not an atomic add"
+    # and the CPU's: the named writer only, up to the capacity
+    table = np.zeros(RS.TABLE_FIELDS, np.int32)
+    table[RS.TABLE_WRITER] = 3
+    assert RS.claim_tail_entry(table, 10, 2) == -1
+    assert [RS.claim_tail_entry(table, 2, 3) for _ in range(3)] == [0, 1, -1]

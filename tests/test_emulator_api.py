@@ -115,6 +115,33 @@ def test_environment_rng_is_std_mt19937():
     assert one[0] == 4123659995
 
 
+def test_peeked_draws_are_the_next_draws():
+    """mt_peek(k) is what the k-th next draw will be, up to MT_PEEK_LIMIT into a twist, and -1
+    past it (the reset table's tail keys itself on peeked sticky draws)."""
+    from numba import njit
+
+    @njit
+    def peek_then_draw(state, skip, ahead, peeked, drawn):
+        for _ in range(skip):
+            mt19937.mt_next(state, 0)
+        for k in range(ahead):
+            peeked[k] = mt19937.mt_peek(state, 0, k)
+        for k in range(ahead):
+            drawn[k] = mt19937.mt_next(state, 0)
+
+    reference = np.random.RandomState(77)._bit_generator.random_raw(2000).astype(np.int64)
+    for skip in (0, 1, 400, 623, 624, 625, 1000, 1247, 1248):
+        state = np.zeros((1, mt19937.MT_COLUMNS), np.int64)
+        mt19937.seed_generators(state, np.array([77]), np.ones(1, np.bool_))
+        index = mt19937.MT_WORDS if skip == 0 else (skip - 1) % mt19937.MT_WORDS + 1
+        ahead = mt19937.MT_WORDS - index + mt19937.MT_PEEK_LIMIT   # the last word it can see
+        peeked, drawn = np.zeros(ahead + 1, np.int64), np.zeros(ahead + 1, np.int64)
+        peek_then_draw(state, skip, ahead + 1, peeked, drawn)
+        assert np.array_equal(drawn, reference[skip:skip + ahead + 1]), f"after {skip} draws"
+        assert np.array_equal(peeked[:ahead], drawn[:ahead]), f"after {skip} draws"
+        assert peeked[ahead] == -1, f"after {skip} draws"
+
+
 def test_views_are_fresh_contiguous_arrays():
     emulator = AtariEmulator("adventure", 2, seed=0)        # PAL: 250 lines
     for array, shape, dtype in (

@@ -1,9 +1,11 @@
-"""Resets whose input-free frames come from the table (kernels/reset_snapshot.py) change nothing.
+"""Resets whose input-free frames or fire and noop acts come from the table
+(kernels/reset_snapshot.py) change nothing.
 
 Three vector envs play the same actions: ours with the table, ours with a table of no entries
 (every reset plays its 64 frames), and ale-py's. After every step (every autoreset included) both
 of ours hold the same machine in every console (state row, RAM, game logic, both screen
-buffers, the sticky RNG) and give the same outputs as ale-py; the table must have been used.
+buffers, the sticky RNG) and give the same outputs as ale-py; the table must have been used
+(its tail region too, where few noops make the acts' keys repeat within the test).
 A one-entry table checks that a full table leaves the other resets to play their frames. Two
 cartridges whose state two frames in depends on System reset's system-RNG draws (Elevator
 Action's extra RAM is filled from them) check the other side: here every console resets in step
@@ -29,18 +31,22 @@ ale_vector = pytest.importorskip("ale_py.vector_env")
 pytestmark = pytest.mark.live_ale
 
 CASES = {
-    # id: (game, num_envs, steps, kwargs, table entries, must some reset come from the table)
+    # id: (game, num_envs, steps, kwargs, table entries (start region = tail region),
+    #      must some reset's input-free frames come from the table, must some reset's acts)
     "breakout-episodic-sticky": ("breakout", 4, 200, dict(
-        episodic_life=True, repeat_action_probability=0.25), RS.SNAPSHOT_ENTRIES, True),
+        episodic_life=True, repeat_action_probability=0.25), RS.SNAPSHOT_ENTRIES, True, False),
+    "breakout-few-noops-budget": ("breakout", 4, 150, dict(
+        noop_max=3, max_num_frames_per_episode=100), RS.SNAPSHOT_ENTRIES, True, True),
     "space_invaders-samestep-budget": ("space_invaders", 3, 150, dict(
-        autoreset_mode="SameStep", max_num_frames_per_episode=240), RS.SNAPSHOT_ENTRIES, True),
+        autoreset_mode="SameStep", max_num_frames_per_episode=240), RS.SNAPSHOT_ENTRIES, True,
+        False),
     "breakout-one-entry-budget": ("breakout", 3, 150, dict(
-        max_num_frames_per_episode=120, noop_max=0), 1, True),
+        max_num_frames_per_episode=120, noop_max=0), 1, True, True),
     # a cartridge with its own RAM (F8SC) and Pitfall II's DPC chip
     "elevator_action-budget": ("elevator_action", 2, 120, dict(
-        max_num_frames_per_episode=160), RS.SNAPSHOT_ENTRIES, False),
+        max_num_frames_per_episode=160), RS.SNAPSHOT_ENTRIES, False, False),
     "pitfall2-budget-noop0": ("pitfall2", 2, 120, dict(
-        max_num_frames_per_episode=200, noop_max=0), RS.SNAPSHOT_ENTRIES, False),
+        max_num_frames_per_episode=200, noop_max=0), RS.SNAPSHOT_ENTRIES, False, False),
 }
 
 
@@ -52,13 +58,14 @@ def _assert_same_machines(ours, plain, where):
 def _without_table(env, entries=0):
     b = env._batch
     env._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1],
-                                      np.int32, L.FRAME_BUFFER_SHAPE, entries=entries)
+                                      np.int32, L.FRAME_BUFFER_SHAPE, entries=entries,
+                                      tail_entries=entries)
 
 
-@pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-episodic-sticky",
+@pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-few-noops-budget",
                                              "breakout-one-entry-budget"))
 def test_table_resets_are_exact(case):
-    game, n, steps, kw, entries, hits_expected = CASES[case]
+    game, n, steps, kw, entries, hits_expected, tail_hits_expected = CASES[case]
     ours = AtariVectorEnv(game, n, **kw)
     plain = AtariVectorEnv(game, n, **kw)
     theirs = ale_vector.AtariVectorEnv(game, n, **kw)
@@ -85,6 +92,12 @@ def test_table_resets_are_exact(case):
     assert ends >= 2 * n, f"the case should reset every console at least twice ({ends} ends)"
     assert table[RS.TABLE_FILLED] >= 1
     assert table[RS.TABLE_FILLED] <= entries
+    tail_used = int(ours._agent[:, K.A_TAIL_RESETS].sum())
+    assert int(plain._agent[:, K.A_TAIL_RESETS].sum()) == 0
+    assert 0 <= table[RS.TABLE_TAIL_USABLE] <= entries
     if hits_expected:
         assert used > 0, f"no reset came from the table ({ends} episode ends, " \
                          f"{int(table[RS.TABLE_FILLED])} entries)"
+    if tail_hits_expected:
+        assert tail_used > 0, f"no reset's acts came from the table ({ends} episode ends, " \
+                              f"{int(table[RS.TABLE_TAIL_FILLED])} tail entries)"

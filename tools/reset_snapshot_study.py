@@ -147,17 +147,19 @@ def study(game: str, consoles: int, resets: int, max_steps: int, seed: int = 0) 
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0) -> dict:
-    """The table itself at work: a vector env (v5, sticky 0.25, no noops, a `budget`-frame
+def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0,
+               noop_max: int = 0) -> dict:
+    """The table itself at work: a vector env (v5, sticky 0.25, `noop_max`, a `budget`-frame
     episode limit so that every console resets every budget/4 steps) under random actions, its
     consoles first spread along the system-RNG table by 16 masked resets of a random half; then
-    over `steps` steps, the autoresets whose frames came from the table (noop_max 0: one
-    reset_game per autoreset, barring a game over on the fire frame)."""
+    over `steps` steps, the autoresets whose input-free frames came from the table (noop_max 0:
+    one reset_game per autoreset, barring a game over on the fire frame) and those whose fire
+    and noop acts did (the tail region)."""
     from cule_py import AtariVectorEnv
     from cule_py.kernels import agent_step as K
     from cule_py.kernels import reset_snapshot as RS
 
-    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, noop_max=0,
+    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, noop_max=noop_max,
                          max_num_frames_per_episode=budget)
     env.reset(seed=seed)
     rs = np.random.default_rng(seed)
@@ -166,14 +168,19 @@ def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0)
     for _ in range(16):
         env.reset(options={"reset_mask": rs.random(consoles) < 0.5})
     before = int(env._agent[:, K.A_TABLE_RESETS].sum())
+    tail_before = int(env._agent[:, K.A_TAIL_RESETS].sum())
     ends = 0
     for _ in range(steps):
         out = env.step(rs.integers(0, env.single_action_space.n, consoles))
         ends += int((np.asarray(out[2]) | np.asarray(out[3])).sum())
     hits = int(env._agent[:, K.A_TABLE_RESETS].sum()) - before
-    return {"game": game, "resets": ends, "table_resets": hits,
+    tail_hits = int(env._agent[:, K.A_TAIL_RESETS].sum()) - tail_before
+    table = env._reset_table[-1]
+    return {"game": game, "noop_max": noop_max, "resets": ends, "table_resets": hits,
             "hit_rate": round(hits / max(ends, 1), 3),
-            "entries": int(env._reset_table[-1][RS.TABLE_FILLED])}
+            "entries": int(table[RS.TABLE_FILLED]), "tail_resets": tail_hits,
+            "tail_hit_rate": round(tail_hits / max(ends, 1), 3),
+            "tail_entries": int(table[RS.TABLE_TAIL_FILLED])}
 
 
 def main(argv=None) -> int:
@@ -184,6 +191,8 @@ def main(argv=None) -> int:
     ap.add_argument("--resets", type=int, default=256)
     ap.add_argument("--max-steps", type=int, default=4000)
     ap.add_argument("--json")
+    ap.add_argument("--noop-max", type=int, default=0,
+                    help="--table-hits: the env's noop_max (30 is v5's; 0 leaves the tail out)")
     ap.add_argument("--table-hits", action="store_true",
                     help="instead: the table's hit rate per game (table_hits; --games all: the "
                          "104 games) over --max-steps steps with a 200-frame episode limit")
@@ -195,7 +204,8 @@ def main(argv=None) -> int:
         games = list(game_names())
     for game in games:
         if args.table_hits:
-            row = table_hits(game, args.consoles, args.max_steps, 200)
+            row = table_hits(game, args.consoles, args.max_steps, 200,
+                             noop_max=args.noop_max)
         else:
             row = study(game, args.consoles, args.resets, args.max_steps)
         rows.append(row)

@@ -75,7 +75,8 @@ A_RNG_SHORT = 13       # 1: a reset stopped before a System reset the system-RNG
 A_REPLAYS = 14         # steps played again with every frame drawn (see the module doc)
 A_RESET_NOW = 15       # 1: the step left this console to OP_AUTORESET
 A_TABLE_RESETS = 16    # reset_games whose input-free frames came from the table (reset_snapshot)
-AGENT_FIELDS = 17
+A_TAIL_RESETS = 17     # resets whose fire and noop acts came from the table's tail region
+AGENT_FIELDS = 18
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -376,13 +377,26 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
         if RS.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                          select, shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
             agent[env, A_TABLE_RESETS] += 1
+        writing = np.int32(-1)
         if agent[env, A_REGAME] == 0:
+            # (the noop count first: it comes from its own generator, the acts' sticky draws
+            # from `mt`, so the order of the two is free)
             fire = cfg[C_FIRE] != 0
-            if fire:
-                E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                      FIRE_ROW)
-            agent[env, A_NOOPS_LEFT] = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (
-                1 if fire else 0)
+            noops = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
+            acts = np.int32((1 if fire else 0) + max(noops, 0))
+            mask = RS.tail_key(st, mt, threshold, env, fire, acts, NOOP_ROW)
+            if mask >= 0 and RS.tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic,
+                                                t_fb, table, env, acts, mask):
+                agent[env, A_TAIL_RESETS] += 1
+                noops = 0
+            else:
+                if mask >= 0:
+                    writing = RS.tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb,
+                                            table, env, acts, mask)
+                if fire:
+                    E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                          FIRE_ROW)
+            agent[env, A_NOOPS_LEFT] = noops
         agent[env, A_REGAME] = 0
         while agent[env, A_NOOPS_LEFT] > 0:
             E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
@@ -390,6 +404,9 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             if E.game_over(logic, st, params, env, True):
                 agent[env, A_REGAME] = 1          # reset_game again, then the remaining noops
                 break
+        if writing >= 0:
+            RS.tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, writing,
+                        agent[env, A_REGAME] == 0)
         if agent[env, A_REGAME] == 0:
             break
     finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,

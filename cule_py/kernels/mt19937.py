@@ -53,13 +53,39 @@ def mt_next(mt, env):
     if mt[env, MT_WORDS] >= MT_WORDS:
         _twist(mt, env)
     i = mt[env, MT_WORDS]
-    y = mt[env, i]
     mt[env, MT_WORDS] = i + 1
+    return _temper(mt[env, i])
+
+
+#: How far ahead `mt_peek` can see across a twist: twisted word j reads old words j, j + 1 and
+#: j + 397, all still untwisted while j + 397 < 624.
+MT_PEEK_LIMIT = MT_WORDS - _SHIFT
+
+
+@register_jitable
+def _temper(y):
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
     y ^= (y << 15) & 0xEFC60000
     y ^= y >> 18
     return y & _WORD
+
+
+@register_jitable
+def mt_peek(mt, env, ahead):
+    """The output `ahead` draws after the next one (0: what mt_next would return now), without
+    drawing; -1 where that lies further than MT_PEEK_LIMIT words into the next twist."""
+    i = mt[env, MT_WORDS] + ahead
+    if i < MT_WORDS:
+        return _temper(mt[env, i])
+    j = i - MT_WORDS
+    if j >= MT_PEEK_LIMIT:
+        return np.int64(-1)
+    y = (mt[env, j] & _UPPER) | (mt[env, j + 1] & _LOWER)
+    value = mt[env, j + _SHIFT] ^ (y >> 1)
+    if y & 1:
+        value ^= _MATRIX_A
+    return _temper(value)
 
 
 @njit(cache=CACHE_ENABLED)

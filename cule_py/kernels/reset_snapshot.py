@@ -20,22 +20,46 @@ system-RNG table, whose timer draw is the newest), which alone may add an entry 
 launch began (TABLE_USABLE, set by the host before each launch from TABLE_FILLED), so nobody reads
 an entry while it is written. A full table stays as it is: a reset that matches nothing plays its
 frames, as before.
+
+The tail. After reset_game, AtariVectorEnv's reset acts: FIRE (games whose second action is FIRE)
+and up to noop_max - 1 NOOP frames, each through the sticky-action draw, ~30 frames that a lone
+lane plays after the table's copy (on an H200 they set Breakout's step, benchmarks/RESULTS.md,
+session 21). They read no agent input either: the frames depend on the console and on which
+action each frame's sticky draw makes effective. So the same arrays hold a second region,
+entries from TABLE_TAIL_BASE on, of (console before the acts -> console after them) entries
+keyed also by the number of acts and the effective action of each (bit i: FIRE). The draws are
+peeked (mt19937.mt_peek), not drawn, before the lookup; a hit copies the later console in and
+then draws them; a miss plays the acts as before, with the draws as they come, and its writer
+stores the entry unless a game over among the noops sends the reset back to reset_game. The
+start sticky action must be NOOP and the paddle strength unchanged by adoption (both always so
+after reset_game), which makes the effective actions all that the draws decide.
+Tail entries are claimed one at a time: by TABLE_WRITER on the CPU, by an atomic counter on the
+GPU, where a launch resets many consoles at once and the table should fill within a few launches
+(a claimed entry whose acts ended in a game over stays unmatched: its key is zero acts).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba.extending import register_jitable
+from numba import cuda
+from numba.extending import overload, register_jitable
 
 from . import environment as E
 from . import layout as L
+from .mt19937 import mt_next, mt_peek
 
 SNAPSHOT_FRAME = 2           # frames played before the table is looked at
 SNAPSHOT_ENTRIES = 128        # the RIOT timer's 75 start values, and room for a few phases
+TAIL_ENTRIES = 384           # ~30 act counts x the likely effective patterns x a few states
 TABLE_USABLE = 0             # entries readable in this launch
 TABLE_FILLED = 1             # entries written
 TABLE_WRITER = 2             # the one console that may write an entry in this launch
-TABLE_FIELDS = 3
+TABLE_TAIL_BASE = 3          # the first tail entry (= the start region's capacity)
+TABLE_TAIL_USABLE = 4        # tail entries readable in this launch (from the base)
+TABLE_TAIL_FILLED = 5        # tail entries claimed (may pass the capacity on the GPU)
+TABLE_FIELDS = 6             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK
+TAIL_ACTS, TAIL_FIRE_MASK, TAIL_META = 0, 1, 2
+TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
 KEY, LATER = 0, 1            # an entry's two states
 
 
@@ -46,9 +70,15 @@ def _compared(field):
 
 
 @register_jitable
-def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
+def _tail_compared(field):
+    """The tail's key: the sticky action too (its acts read it)."""
+    return field != L.SYSTEM_RNG_POSITION and field != L.ENV_FRAME_NUMBER
+
+
+@register_jitable
+def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=False):
     for f in range(st.shape[1]):
-        if _compared(f) and st[env, f] != t_st[entry, KEY, f]:
+        if (_tail_compared(f) if tail else _compared(f)) and st[env, f] != t_st[entry, KEY, f]:
             return False
     for i in range(ram.shape[1]):
         if ram[env, i] != t_ram[entry, KEY, i]:
@@ -104,7 +134,7 @@ def reset_frames(rom, scheme, ram, st, fb, logic, params, inputs, t_st, t_ram, t
         if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
             _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
             return True
-    writing = table[TABLE_WRITER] == env and table[TABLE_FILLED] < t_st.shape[0]
+    writing = table[TABLE_WRITER] == env and table[TABLE_FILLED] < table[TABLE_TAIL_BASE]
     entry = table[TABLE_FILLED]
     if writing:
         _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
@@ -130,11 +160,126 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
     return hit
 
 
+@register_jitable
+def _meta(table, entry):
+    return TABLE_FIELDS + TAIL_META * (entry - table[TABLE_TAIL_BASE])
+
+
+@register_jitable
+def tail_key(st, mt, threshold, env, fire, acts, noop_row):
+    """The effective actions of the reset's `acts` acts (FIRE first when `fire`, then NOOP), from
+    the sticky draws they will make (peeked; player A's is the first of each act's two): bit i
+    set when act i plays FIRE. -1 where the tail cannot come from the table."""
+    if acts < 1 or acts > TAIL_MAX_ACTS or st[env, L.ENV_STICKY_ACTION] != noop_row or \
+            st[env, L.ENV_PADDLE_DELTA] != st[env, L.ENV_PADDLE_REQUEST]:
+        return np.int32(-1)
+    effective_fire = False
+    mask = np.int32(0)
+    for i in range(acts):
+        x = mt_peek(mt, env, 2 * i)
+        if x < 0:
+            return np.int32(-1)
+        if x >= threshold:                      # adopted: FIRE on the first act, then NOOP
+            effective_fire = fire and i == 0
+        if effective_fire:
+            mask |= np.int32(1) << i
+    return mask
+
+
+@register_jitable
+def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, env, acts, mask):
+    """The acts of key (acts, mask) from the table, the console matching the entry's: copied in,
+    the frame counter advanced as they advance it, the sticky draws drawn. True on a hit."""
+    base = table[TABLE_TAIL_BASE]
+    for entry in range(base, base + table[TABLE_TAIL_USABLE]):
+        m = _meta(table, entry)
+        if table[m + TAIL_ACTS] != acts or table[m + TAIL_FIRE_MASK] != mask:
+            continue
+        if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, True):
+            frames = t_st[entry, LATER, L.ENV_FRAME_NUMBER] - t_st[entry, KEY, L.ENV_FRAME_NUMBER]
+            frame_number = st[env, L.ENV_FRAME_NUMBER] + frames
+            _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
+            st[env, L.ENV_FRAME_NUMBER] = frame_number
+            for _ in range(2 * acts):
+                mt_next(mt, env)
+            return True
+    return False
+
+
+@register_jitable
+def claim_tail_entry(table, capacity, env):
+    """A tail entry for this console to write, or -1 (CPU: the launch's writer only)."""
+    if table[TABLE_WRITER] != env or table[TABLE_TAIL_FILLED] >= capacity:
+        return np.int32(-1)
+    entry = table[TABLE_TAIL_FILLED]
+    table[TABLE_TAIL_FILLED] = entry + 1
+    return np.int32(entry)
+
+
+@overload(claim_tail_entry, target="cuda")
+def _claim_tail_entry_cuda(table, capacity, env):
+    def claim(table, capacity, env):
+        # Every lane that misses may write: a launch resets many consoles, and one writer per
+        # launch would take hundreds of steps to fill the tail.
+        entry = cuda.atomic.add(table, TABLE_TAIL_FILLED, 1)
+        return np.int32(entry) if entry < capacity else np.int32(-1)
+    return claim
+
+
+@register_jitable
+def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts, mask):
+    """After a miss: claim an entry unless this launch already claimed one for the same key
+    (then it likely holds the same console), store the console before the acts. Returns the
+    entry or -1."""
+    base = table[TABLE_TAIL_BASE]
+    capacity = np.int32(t_st.shape[0] - base)
+    for entry in range(base + table[TABLE_TAIL_USABLE],
+                       base + min(table[TABLE_TAIL_FILLED], capacity)):
+        m = _meta(table, entry)
+        if table[m + TAIL_ACTS] == acts and table[m + TAIL_FIRE_MASK] == mask:
+            return np.int32(-1)
+    claimed = claim_tail_entry(table, capacity, env)
+    if claimed < 0:
+        return np.int32(-1)
+    entry = base + claimed
+    _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
+    m = _meta(table, entry)
+    table[m + TAIL_FIRE_MASK] = mask
+    table[m + TAIL_ACTS] = acts
+    return np.int32(entry)
+
+
+@register_jitable
+def tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, entry, complete):
+    """The console after the acts into `entry`; `complete` False (a game over among the noops
+    sent the reset back to reset_game): the entry is voided instead."""
+    if complete:
+        _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
+    else:
+        table[_meta(table, entry) + TAIL_ACTS] = 0
+
+
 def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtype,
-                frame_buffer_shape: tuple, xp=np, entries: int = SNAPSHOT_ENTRIES) -> tuple:
-    """(t_st, t_ram, t_logic, t_fb, table) of an empty table, allocated with `xp`."""
-    return (xp.zeros((entries, 2, state_fields), np.int32),
-            xp.zeros((entries, 2, ram_bytes), np.uint8),
-            xp.zeros((entries, 2, logic_fields), logic_dtype),
-            xp.zeros((entries, 2) + tuple(frame_buffer_shape), np.uint8),
-            xp.zeros(TABLE_FIELDS, np.int32))
+                frame_buffer_shape: tuple, xp=np, entries: int = SNAPSHOT_ENTRIES,
+                tail_entries: int = TAIL_ENTRIES) -> tuple:
+    """(t_st, t_ram, t_logic, t_fb, table) of an empty table of `entries` start entries and
+    `tail_entries` tail entries, allocated with `xp`."""
+    rows = entries + tail_entries
+    table = np.zeros(TABLE_FIELDS + TAIL_META * tail_entries, np.int32)
+    table[TABLE_TAIL_BASE] = entries
+    return (xp.zeros((rows, 2, state_fields), np.int32),
+            xp.zeros((rows, 2, ram_bytes), np.uint8),
+            xp.zeros((rows, 2, logic_fields), logic_dtype),
+            xp.zeros((rows, 2) + tuple(frame_buffer_shape), np.uint8),
+            xp.asarray(table))
+
+
+def open_launch(t_st, table, mask, position, xp) -> None:
+    """Before a reset launch (on the launch's stream): the entries written so far become
+    readable, and the writer is named: of the consoles in `mask`, the one furthest along the
+    system-RNG table (`position`), whose timer draw is the newest, so the likeliest to be missing
+    from the start region (consoles behind it meet draws the table has seen)."""
+    table[TABLE_USABLE] = table[TABLE_FILLED]
+    table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED],
+                                          t_st.shape[0] - table[TABLE_TAIL_BASE])
+    table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))

@@ -20,9 +20,10 @@ data, so the schedule changes only the interleaving, never a console's results (
 the same instructions, in order, with the same 25,000-instruction budget, as the free loop).
 
 The schedule is a console state field (`GPU_SCHEDULE`, set for the whole batch from
-`CULE_PY_GPU_SCHEDULE`; default free) read at run time, so that one compiled kernel measures
-all three. It applies where the whole warp enters a frame together (`activemask()` full; the
-act and agent-step kernels should be that case, not yet seen on a GPU); a partial warp (lanes masked out, or lanes
+`CULE_PY_GPU_SCHEDULE`; default scanline, measured 3.1x free on Pong's agent step and 1.37x on
+Breakout's on an H200, benchmarks/RESULTS.md session 21) read at run time, so that one compiled
+kernel measures all three. It applies where the whole warp enters a frame together (`activemask()` full; the
+act and agent-step kernels are that case); a partial warp (lanes masked out, or lanes
 replaying a frame the others do not) runs free. The CPU backend has no warps: it never reads
 the field (console_fast_path / console.run_instructions).
 """
