@@ -16,6 +16,7 @@ tree they must stay under the 64 MiB a call may carry, which this step checks.
 
 from __future__ import annotations
 
+import glob
 import os
 import pathlib
 import shutil
@@ -104,8 +105,14 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
 
 
 def default_python312() -> str:
-    for candidate in (shutil.which("python3.12"),
-                      os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python")):
-        if candidate and os.path.exists(candidate):
+    """A Python 3.12 that runs (a pyenv shim on PATH can exist and still fail when 3.12 is not
+    pyenv's selected version, as on the development VM in session 21)."""
+    candidates = [shutil.which("python3.12")]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")),
+                         reverse=True)
+    for candidate in candidates:
+        if candidate and os.path.exists(candidate) and subprocess.run(
+                [candidate, "-c", "import sys; assert sys.version_info[:2] == (3, 12)"],
+                capture_output=True).returncode == 0:
             return candidate
     return "python3.12"
