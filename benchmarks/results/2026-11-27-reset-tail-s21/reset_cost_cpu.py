@@ -3,6 +3,7 @@ no table / the start region only / start and tail, each table warmed first; wind
 import json, sys, time
 import numpy as np
 from cule_py import AtariVectorEnv
+from cule_py.kernels import agent_step as K
 from cule_py.kernels import layout as L
 from cule_py.kernels import reset_snapshot as RS
 
@@ -35,13 +36,18 @@ for name, (env, rs) in sides.items():
     run(env, rs, warm)
 print("warmed in", round(time.perf_counter() - t), "s", flush=True)
 per = {k: [] for k in sides}
+tail_hits = {k: [] for k in sides}
 for r in range(rounds):
     for name, (env, rs) in sides.items():
+        before = int(env._agent[:, K.A_TAIL_RESETS].sum())
         env._time_autoresets(True)
         ends = run(env, rs, window)
         per[name].append(env._autoreset_seconds() / max(ends, 1))
         env._time_autoresets(False)
+        tail_hits[name].append(round((int(env._agent[:, K.A_TAIL_RESETS].sum()) - before)
+                                     / max(ends, 1), 3))
 table = sides["start+tail"][0]._reset_table[-1]
 out = {k: round(float(np.median(v)) * 1e3, 3) for k, v in per.items()}
 print(json.dumps({"game": game, "ms_per_reset_median": out, "rounds": {k: [round(x*1e3, 3) for x in v] for k, v in per.items()},
+                  "tail_hit_rate_per_round": tail_hits,
                   "tail_entries": int(table[RS.TABLE_TAIL_FILLED])}))
