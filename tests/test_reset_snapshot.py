@@ -10,7 +10,10 @@ A one-entry table checks that a full table leaves the other resets to play their
 cartridges whose state two frames in depends on System reset's system-RNG draws (Elevator
 Action's extra RAM is filled from them) check the other side: here every console resets in step
 with the others, so each launch brings a new draw, the resets mostly match nothing and play in
-full, and the table fills; still exact.
+full, and the table fills; still exact. Where the game's mode selection draws nothing from the
+environment RNG the start entries hold reset_game's finish too, and the tail finds entries by
+their start entry without a compare; Double Dunk's option menu plays acts (sticky draws), so its
+entries must leave the finish to play.
 """
 
 from __future__ import annotations
@@ -32,21 +35,26 @@ pytestmark = pytest.mark.live_ale
 
 CASES = {
     # id: (game, num_envs, steps, kwargs, table entries (start region = tail region),
-    #      must some reset's input-free frames come from the table, must some reset's acts)
+    #      must some reset's input-free frames come from the table, must some reset's acts,
+    #      must the start entries hold the finish (all of them) or not (none))
     "breakout-episodic-sticky": ("breakout", 4, 200, dict(
-        episodic_life=True, repeat_action_probability=0.25), RS.SNAPSHOT_ENTRIES, True, False),
+        episodic_life=True, repeat_action_probability=0.25), RS.SNAPSHOT_ENTRIES, True, False,
+        True),
     "breakout-few-noops-budget": ("breakout", 4, 150, dict(
-        noop_max=3, max_num_frames_per_episode=100), RS.SNAPSHOT_ENTRIES, True, True),
+        noop_max=3, max_num_frames_per_episode=100), RS.SNAPSHOT_ENTRIES, True, True, True),
     "space_invaders-samestep-budget": ("space_invaders", 3, 150, dict(
         autoreset_mode="SameStep", max_num_frames_per_episode=240), RS.SNAPSHOT_ENTRIES, True,
-        False),
+        False, True),
     "breakout-one-entry-budget": ("breakout", 3, 150, dict(
-        max_num_frames_per_episode=120, noop_max=0), 1, True, True),
+        max_num_frames_per_episode=120, noop_max=0), 1, True, True, True),
     # a cartridge with its own RAM (F8SC) and Pitfall II's DPC chip
     "elevator_action-budget": ("elevator_action", 2, 120, dict(
-        max_num_frames_per_episode=160), RS.SNAPSHOT_ENTRIES, False, False),
+        max_num_frames_per_episode=160), RS.SNAPSHOT_ENTRIES, False, False, True),
     "pitfall2-budget-noop0": ("pitfall2", 2, 120, dict(
-        max_num_frames_per_episode=200, noop_max=0), RS.SNAPSHOT_ENTRIES, False, False),
+        max_num_frames_per_episode=200, noop_max=0), RS.SNAPSHOT_ENTRIES, False, False, True),
+    # the option menu's acts draw sticky actions: the finish is played after every hit
+    "double_dunk-few-noops-budget": ("double_dunk", 3, 150, dict(
+        noop_max=2, max_num_frames_per_episode=120), RS.SNAPSHOT_ENTRIES, True, True, False),
 }
 
 
@@ -65,7 +73,7 @@ def _without_table(env, entries=0):
 @pytest.mark.parametrize("case", slow_except(sorted(CASES), "breakout-few-noops-budget",
                                              "breakout-one-entry-budget"))
 def test_table_resets_are_exact(case):
-    game, n, steps, kw, entries, hits_expected, tail_hits_expected = CASES[case]
+    game, n, steps, kw, entries, hits_expected, tail_hits_expected, folded = CASES[case]
     ours = AtariVectorEnv(game, n, **kw)
     plain = AtariVectorEnv(game, n, **kw)
     theirs = ale_vector.AtariVectorEnv(game, n, **kw)
@@ -101,3 +109,11 @@ def test_table_resets_are_exact(case):
     if tail_hits_expected:
         assert tail_used > 0, f"no reset's acts came from the table ({ends} episode ends, " \
                               f"{int(table[RS.TABLE_TAIL_FILLED])} tail entries)"
+    if tail_hits_expected and folded:
+        assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) > 0, \
+            "no tail entry was found by its start entry"
+    filled = int(table[RS.TABLE_FILLED])
+    flags = [int(table[RS._start_flag(table, ours._reset_table[0], e)]) for e in range(filled)]
+    assert sum(flags) == (filled if folded else 0), f"start entries holding the finish: {flags}"
+    if not folded:
+        assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) == 0

@@ -76,7 +76,8 @@ A_REPLAYS = 14         # steps played again with every frame drawn (see the modu
 A_RESET_NOW = 15       # 1: the step left this console to OP_AUTORESET
 A_TABLE_RESETS = 16    # reset_games whose input-free frames came from the table (reset_snapshot)
 A_TAIL_RESETS = 17     # resets whose fire and noop acts came from the table's tail region
-AGENT_FIELDS = 18
+A_TAIL_BY_ORIGIN = 18  # of those, the ones found by their start entry, with no compare
+AGENT_FIELDS = 19
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -374,8 +375,10 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             agent[env, A_RNG_SHORT] = 1
             return
         agent[env, A_RNG_SHORT] = 0
-        if RS.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                         select, shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
+        hit, origin = RS.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt,
+                                    threshold, rng, select, shown, starting, t_st, t_ram,
+                                    t_logic, t_fb, table, env)
+        if hit:
             agent[env, A_TABLE_RESETS] += 1
         writing = np.int32(-1)
         if agent[env, A_REGAME] == 0:
@@ -385,14 +388,19 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             noops = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
             acts = np.int32((1 if fire else 0) + max(noops, 0))
             mask = RS.tail_key(st, mt, threshold, env, fire, acts, NOOP_ROW)
-            if mask >= 0 and RS.tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic,
-                                                t_fb, table, env, acts, mask):
+            hit = np.int32(0)
+            if mask >= 0:
+                hit = RS.tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb,
+                                         table, env, acts, mask, origin)
+            if hit != 0:
                 agent[env, A_TAIL_RESETS] += 1
+                if hit == 2:
+                    agent[env, A_TAIL_BY_ORIGIN] += 1
                 noops = 0
             else:
                 if mask >= 0:
                     writing = RS.tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb,
-                                            table, env, acts, mask)
+                                            table, env, acts, mask, origin)
                 if fire:
                     E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
                           FIRE_ROW)

@@ -279,33 +279,40 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
                 shown):
     """The game's setMode (cule_py/modes.py): its preamble, double_dunk's option menu, Select
     presses until the RAM shows the mode, a soft reset, act frames after it, video_cube's cube
-    choice. Sets ENV_SELECT_FAILED when the RAM never shows the mode."""
+    choice. Sets ENV_SELECT_FAILED when the RAM never shows the mode. Returns whether it drew
+    from the environment RNG `mt` (an act's sticky draw, Adventure's press length): if not, the
+    selection was a function of the console alone (reset_snapshot keeps it in its table)."""
     if select[S_ACTIVE] == 0:
-        return
+        return False
+    drew = select[S_NOOPS_FIRST] > 0
     for _ in range(select[S_NOOPS_FIRST]):
         act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
     if select[S_RESET_FIRST] != 0:
         soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
     if select[S_PRESS_FIRST] > 0:
         press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, select[S_PRESS_FIRST])
+    drew = drew or select[S_MENU_ITEMS] > 0
     if not _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
                      select):
         st[env, L.ENV_SELECT_FAILED] = 1
-        return
+        return True
     presses = 0
     while select[S_RAM] >= 0 and not _shows_mode(ram, env, select, shown):
         if presses == select[S_MAX_PRESSES]:
             st[env, L.ENV_SELECT_FAILED] = 1
-            return
+            return True
         frames = select[S_FRAMES]
         if frames < 0:
             # Adventure: each press lasts 2 + (a draw from the environment RNG) % 256 frames.
             frames = np.int32(2 + mt_next(mt, env) % 256)
+            drew = True
         press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
         if select[S_NOOP_AFTER_PRESS] != 0:
             act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+            drew = True
         presses += 1
     soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    drew = drew or select[S_ACTS_AFTER] > 0
     for i in range(select[S_ACTS_AFTER]):
         act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
             select[S_ACT_AFTER + i])
@@ -318,9 +325,11 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
                 break
             if presses == select[S_MAX_PRESSES]:
                 st[env, L.ENV_SELECT_FAILED] = 1
-                return
+                return True
             act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_RIGHT)
+            drew = True
             presses += 1
+    return drew
 
 
 @register_jitable
@@ -360,17 +369,18 @@ def reset_game_start(rom, scheme, ram, st, fb, params, rng, env):
 def reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
                       shown, starting, env):
     """RomSettings reset, the mode selection, setMode's logic changes, soft reset, the starting
-    actions."""
+    actions. Returns whether the mode selection drew from the environment RNG (select_mode)."""
     if params[P_GAME_ID] >= 0:
         logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
-    select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,
-                shown)
+    drew = select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
+                       select, shown)
     if params[P_GAME_ID] >= 0:
         logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
     soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
     for i in range(starting.shape[0]):
         emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(starting[i]),
                 np.int32(1))
+    return drew
 
 
 @register_jitable

@@ -14,6 +14,15 @@ SYSTEM_RNG_POSITION and ENV_FRAME_NUMBER, which these frames leave alone, nor th
 which they do not read and the soft reset sets to NOOP), and on a match copies the entry's later
 state in: exact by construction, 62 frames not played. On a miss it plays them.
 
+The finish. reset_game then plays its finish: RomSettings reset, the mode selection (a soft
+reset at least, Select presses until the RAM shows the mode), setMode, a soft reset, the
+starting actions: 8 or more frames. Where the selection draws nothing from the environment RNG
+(environment.select_mode says whether it did: no act, no Adventure press), the finish too is a
+function of the console alone, and the writer stores the console after it as the entry's later
+state, with the entry's flag set (after the tail's metadata); a hit on a flagged entry skips the
+finish. Frames the finish counts (Select presses) advance the frame counter by the entry's own
+difference. Where it draws (Berzerk's NOOP acts, Double Dunk's menu), entries stop at frame 64.
+
 Filling the table without races, on the CPU's threads and the GPU's lanes alike: the host names
 one writer per reset launch (TABLE_WRITER: of the consoles it resets, the one furthest along the
 system-RNG table, whose timer draw is the newest), which alone may add an entry (at TABLE_FILLED, then counts it); the others read only the entries that existed when the
@@ -36,6 +45,10 @@ after reset_game), which makes the effective actions all that the draws decide.
 Tail entries are claimed one at a time: by TABLE_WRITER on the CPU, by an atomic counter on the
 GPU, where a launch resets many consoles at once and the table should fill within a few launches
 (a claimed entry whose acts ended in a game over stays unmatched: its key is zero acts).
+A tail entry also records its origin: the flagged start entry whose later state its writer held
+(copied in, so equal in every field the tail compares). A console that took the same start entry
+holds the same state, so an entry of its key and origin matches without the whole-console
+compare (on the GPU one lane's compare of two frame buffers is ~80,000 strided loads).
 """
 
 from __future__ import annotations
@@ -57,8 +70,8 @@ TABLE_WRITER = 2             # the one console that may write an entry in this l
 TABLE_TAIL_BASE = 3          # the first tail entry (= the start region's capacity)
 TABLE_TAIL_USABLE = 4        # tail entries readable in this launch (from the base)
 TABLE_TAIL_FILLED = 5        # tail entries claimed (may pass the capacity on the GPU)
-TABLE_FIELDS = 6             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK
-TAIL_ACTS, TAIL_FIRE_MASK, TAIL_META = 0, 1, 2
+TABLE_FIELDS = 6             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN
+TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN, TAIL_META = 0, 1, 2, 3   # then per start entry: a flag
 TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
 KEY, LATER = 0, 1            # an entry's two states
 
@@ -124,40 +137,62 @@ def _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, part, env):
 
 
 @register_jitable
-def reset_frames(rom, scheme, ram, st, fb, logic, params, inputs, t_st, t_ram, t_logic, t_fb,
-                 table, env):
-    """reset_game's 60 NOOP frames and soft reset, from the table where an entry matches.
-    Returns True when they came from the table."""
-    E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
-              np.int32(SNAPSHOT_FRAME))
-    for entry in range(table[TABLE_USABLE]):
-        if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
-            _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
-            return True
-    writing = table[TABLE_WRITER] == env and table[TABLE_FILLED] < table[TABLE_TAIL_BASE]
-    entry = table[TABLE_FILLED]
-    if writing:
-        _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
-    E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
-              np.int32(E.RESET_NOOP_FRAMES - SNAPSHOT_FRAME))
-    E.soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
-    if writing:
-        _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
-        table[TABLE_FILLED] = entry + 1
-    return False
+def _start_flag(table, t_st, entry):
+    """The start entry's flag: 1 when its later state includes reset_game's finish."""
+    return TABLE_FIELDS + TAIL_META * (t_st.shape[0] - table[TABLE_TAIL_BASE]) + entry
+
+
+@register_jitable
+def _frames_between(t_st, entry):
+    """How far the entry's frames advance the frame counter (which no key compares)."""
+    return t_st[entry, LATER, L.ENV_FRAME_NUMBER] - t_st[entry, KEY, L.ENV_FRAME_NUMBER]
 
 
 @register_jitable
 def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
-    """environment.reset_game with its input-free frames from the table where it can; returns
-    True when they were."""
+    """environment.reset_game with its input-free frames, and its finish where that drew nothing
+    from the environment RNG, from the table where an entry matches. Returns (whether the
+    frames came from the table, the origin: the entry whose later state the console now holds,
+    finish included, or -1), the origin for tail_from_table."""
     E.reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
-    hit = reset_frames(rom, scheme, ram, st, fb, logic, params, inputs, t_st, t_ram, t_logic,
-                       t_fb, table, env)
-    E.reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
-                        shown, starting, env)
-    return hit
+    E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
+              np.int32(SNAPSHOT_FRAME))
+    hit = np.int32(-1)
+    for entry in range(table[TABLE_USABLE]):
+        if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
+            hit = np.int32(entry)
+            break
+    writing = hit < 0 and table[TABLE_WRITER] == env and \
+        table[TABLE_FILLED] < table[TABLE_TAIL_BASE]
+    entry = table[TABLE_FILLED] if hit < 0 else hit
+    if hit >= 0:
+        frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
+        _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
+        st[env, L.ENV_FRAME_NUMBER] = frame_number
+        if table[_start_flag(table, t_st, entry)] != 0:
+            return True, hit
+    else:
+        if writing:
+            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
+        E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
+                  np.int32(E.RESET_NOOP_FRAMES - SNAPSHOT_FRAME))
+        E.soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+        if writing:
+            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
+    # (one site for the finish: each copy of it inlines the mode selection's acts)
+    drew = E.reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
+                               select, shown, starting, env)
+    if writing:
+        if not drew:
+            # The finish read nothing but the console: the same console always ends it the same
+            # way, so the entry may hold its end instead.
+            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
+            table[_start_flag(table, t_st, entry)] = 1
+        table[TABLE_FILLED] = entry + 1
+        if not drew:
+            return False, np.int32(entry)
+    return hit >= 0, np.int32(-1)
 
 
 @register_jitable
@@ -187,23 +222,28 @@ def tail_key(st, mt, threshold, env, fire, acts, noop_row):
 
 
 @register_jitable
-def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, env, acts, mask):
+def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, env, acts, mask,
+                    origin):
     """The acts of key (acts, mask) from the table, the console matching the entry's: copied in,
-    the frame counter advanced as they advance it, the sticky draws drawn. True on a hit."""
+    the frame counter advanced as they advance it, the sticky draws drawn. `origin`: the start
+    entry whose later state the console holds (reset_game), or -1; an entry written by a console
+    from the same one matches without a compare. Returns 0 on a miss, 1 on a hit by compare,
+    2 on a hit by origin."""
     base = table[TABLE_TAIL_BASE]
     for entry in range(base, base + table[TABLE_TAIL_USABLE]):
         m = _meta(table, entry)
         if table[m + TAIL_ACTS] != acts or table[m + TAIL_FIRE_MASK] != mask:
             continue
-        if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, True):
-            frames = t_st[entry, LATER, L.ENV_FRAME_NUMBER] - t_st[entry, KEY, L.ENV_FRAME_NUMBER]
-            frame_number = st[env, L.ENV_FRAME_NUMBER] + frames
+        by_origin = origin >= 0 and table[m + TAIL_ORIGIN] == origin
+        if by_origin or _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env,
+                                 True):
+            frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
             _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
             st[env, L.ENV_FRAME_NUMBER] = frame_number
             for _ in range(2 * acts):
                 mt_next(mt, env)
-            return True
-    return False
+            return np.int32(2 if by_origin else 1)
+    return np.int32(0)
 
 
 @register_jitable
@@ -227,10 +267,10 @@ def _claim_tail_entry_cuda(table, capacity, env):
 
 
 @register_jitable
-def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts, mask):
+def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts, mask, origin):
     """After a miss: claim an entry unless this launch already claimed one for the same key
-    (then it likely holds the same console), store the console before the acts. Returns the
-    entry or -1."""
+    (then it likely holds the same console), store the console before the acts and its
+    `origin` (tail_from_table). Returns the entry or -1."""
     base = table[TABLE_TAIL_BASE]
     capacity = np.int32(t_st.shape[0] - base)
     for entry in range(base + table[TABLE_TAIL_USABLE],
@@ -245,6 +285,7 @@ def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts,
     _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
     m = _meta(table, entry)
     table[m + TAIL_FIRE_MASK] = mask
+    table[m + TAIL_ORIGIN] = origin
     table[m + TAIL_ACTS] = acts
     return np.int32(entry)
 
@@ -265,7 +306,7 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
     """(t_st, t_ram, t_logic, t_fb, table) of an empty table of `entries` start entries and
     `tail_entries` tail entries, allocated with `xp`."""
     rows = entries + tail_entries
-    table = np.zeros(TABLE_FIELDS + TAIL_META * tail_entries, np.int32)
+    table = np.zeros(TABLE_FIELDS + TAIL_META * tail_entries + entries, np.int32)
     table[TABLE_TAIL_BASE] = entries
     return (xp.zeros((rows, 2, state_fields), np.int32),
             xp.zeros((rows, 2, ram_bytes), np.uint8),
