@@ -117,3 +117,46 @@ def test_table_resets_are_exact(case):
     assert sum(flags) == (filled if folded else 0), f"start entries holding the finish: {flags}"
     if not folded:
         assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) == 0
+
+
+def test_matches_finds_a_difference_anywhere():
+    """The whole-console compare, compiled: one differing byte or field anywhere (the frame
+    buffers' first and last bytes, inside a compared block and in a row's remainder after the
+    blocks, RAM, game logic, a state field) makes it False; the fields the keys leave out do
+    not."""
+    from numba import njit
+
+    matches = njit(lambda *a: RS._matches(*a))
+    env, entry = 1, 2
+    for width in (160, 170):                         # 170: a remainder after the 16-byte blocks
+        rng = np.random.default_rng(width)
+        st = rng.integers(0, 1 << 20, (3, L.STATE_FIELDS), dtype=np.int32)
+        ram = rng.integers(0, 256, (3, 128), dtype=np.uint8)
+        logic = rng.integers(0, 1 << 20, (3, 8), dtype=np.int32)
+        fb = rng.integers(0, 256, (3, 2, 6, width), dtype=np.uint8)
+        t_st = np.zeros((4, 2, L.STATE_FIELDS), np.int32)
+        t_ram = np.zeros((4, 2, 128), np.uint8)
+        t_logic = np.zeros((4, 2, 8), np.int32)
+        t_fb = np.zeros((4, 2, 2, 6, width), np.uint8)
+        t_st[entry, RS.KEY], t_ram[entry, RS.KEY] = st[env], ram[env]
+        t_logic[entry, RS.KEY], t_fb[entry, RS.KEY] = logic[env], fb[env]
+        args = (ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
+        assert matches(*args, False) and matches(*args, True)
+        assert not matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry - 1, env, False)
+        for where in [(0, 0, 0), (1, 5, width - 1), (0, 3, 17), (1, 2, 163 if width > 163 else 40)]:
+            fb[(env,) + where] ^= 1
+            assert not matches(*args, False) and not matches(*args, True), (width, where)
+            fb[(env,) + where] ^= 1
+        for array, index in [(ram, 127), (ram, 0), (logic, 7)]:
+            array[env, index] ^= 1
+            assert not matches(*args, False), (array.dtype, index)
+            array[env, index] ^= 1
+        st[env, L.ENV_STICKY_ACTION] += 1                 # the start key leaves it out
+        assert matches(*args, False) and not matches(*args, True)
+        st[env, L.ENV_STICKY_ACTION] -= 1
+        for left_out in (L.SYSTEM_RNG_POSITION, L.ENV_FRAME_NUMBER):
+            st[env, left_out] += 1
+            assert matches(*args, False) and matches(*args, True)
+            st[env, left_out] -= 1
+        st[env, 0] ^= 1
+        assert not matches(*args, False) and not matches(*args, True)

@@ -74,6 +74,7 @@ TABLE_FIELDS = 6             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, T
 TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN, TAIL_META = 0, 1, 2, 3   # then per start entry: a flag
 TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
 KEY, LATER = 0, 1            # an entry's two states
+ROW_BLOCK = 16               # frame-buffer bytes compared between two loop tests
 
 
 @register_jitable
@@ -93,17 +94,30 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
     for f in range(st.shape[1]):
         if (_tail_compared(f) if tail else _compared(f)) and st[env, f] != t_st[entry, KEY, f]:
             return False
-    for i in range(ram.shape[1]):
-        if ram[env, i] != t_ram[entry, KEY, i]:
-            return False
     for i in range(logic.shape[1]):
         if logic[env, i] != t_logic[entry, KEY, i]:
             return False
+    # The bytes a row at a time, their differences OR-ed and tested once a row: an exit after
+    # every byte makes a GPU lane wait for each byte's load before it issues the next (~80,000
+    # in turn for the frame buffers, the console's 16,384 bytes apart), while a row's loads
+    # are independent and go out together; on the CPU the row loop vectorises.
+    differ = np.int32(0)
+    for i in range(ram.shape[1]):
+        differ |= np.int32(ram[env, i]) ^ np.int32(t_ram[entry, KEY, i])
+    if differ != 0:
+        return False
+    width = fb.shape[3]
+    whole = width - width % ROW_BLOCK
     for b in range(fb.shape[1]):
         for y in range(fb.shape[2]):
-            for x in range(fb.shape[3]):
-                if fb[env, b, y, x] != t_fb[entry, KEY, b, y, x]:
-                    return False
+            for x in range(0, whole, ROW_BLOCK):
+                for k in range(ROW_BLOCK):         # (a constant count: unrolled)
+                    differ |= np.int32(fb[env, b, y, x + k]) ^ \
+                        np.int32(t_fb[entry, KEY, b, y, x + k])
+            for x in range(whole, width):
+                differ |= np.int32(fb[env, b, y, x]) ^ np.int32(t_fb[entry, KEY, b, y, x])
+            if differ != 0:
+                return False
     return True
 
 
