@@ -6,7 +6,8 @@ and halted flags must agree exactly. This exercises the CUDA entry points, the l
 host/device copies of flat6502 on a GPU-less machine; test_cuda_compile.py checks that the same
 kernels compile for a real GPU. The simulator runs ~10 us per emulated instruction per machine,
 so the cases are small: an assembled program on 4 machines and random code on 8 more. The
-console kernel and the agent step kernel are checked the same way at the end of the file.
+console kernel, the agent step kernel and the agent reset kernel (its table: the start lookup,
+tails by origin, the GPU's atomic claims) are checked the same way at the end of the file.
 """
 
 from __future__ import annotations
@@ -261,3 +262,107 @@ def test_simulated_agent_step_kernel_matches_cpu(tmp_path):
     for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
             np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+
+
+# ---- the agent reset kernel and its table -----------------------------------------------------
+# agent_reset_cuda under the simulator against agent_reset_cpu on the same arguments: two
+# consoles of a Breakout AtariVectorEnv whose reset table the CPU filled first (start entries
+# holding reset_game's finish, tail entries), so the reset takes the GPU's own code: the start
+# lookup, the tail found by its origin, and where the tail misses, the GPU's claim by atomic add
+# (the CPU claims by its named writer only). With the tail emptied, every console misses it and
+# claims: the entries the simulated GPU wrote must then serve a CPU env exactly.
+RESET_CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from numba import cuda
+    from cule_py.kernels import agent_step as K
+
+    assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    d = dict(np.load(sys.argv[1]))
+    args = [d[f"a{i}"] for i in range(int(d["count"]))]
+    args = [int(a) if a.ndim == 0 else a for a in args]
+    args[4] = np.ascontiguousarray(args[4].T).T           # state field-major, [env, field] view
+    start = time.perf_counter()
+    K.agent_reset_cuda[1, 32](*args)
+    print(f"simulated one reset of {args[4].shape[0]} consoles in "
+          f"{time.perf_counter() - start:.1f} s")
+    np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
+                              if not isinstance(a, int)})
+""")
+
+
+def _reset_env():
+    from cule_py.vector import AtariVectorEnv
+
+    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    env.reset(seed=4)
+    for _ in range(24):                 # each launch lets the CPU's writer add what it misses
+        env.reset()
+    return env
+
+
+@pytest.mark.parametrize("tail", ["warm", "emptied"])
+def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import layout as L
+    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.testing import machine_difference
+
+    env = _reset_env()
+    table = env._reset_table[-1]
+    assert table[RS.TABLE_FILLED] >= 1 and table[RS.TABLE_TAIL_FILLED] >= 1
+    if tail == "emptied":
+        base = int(table[RS.TABLE_TAIL_BASE])
+        table[RS.TABLE_TAIL_FILLED] = 0
+        table[RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * (env._reset_table[0].shape[0] - base)] = 0
+        for rows in env._reset_table[:4]:
+            rows[base:] = 0
+    mask = np.ones(2, np.bool_)
+    RS.open_launch(env._reset_table[0], table, mask,
+                   env._batch.state[:, L.SYSTEM_RNG_POSITION], np)
+    args = env._reset_args(K.OP_RESET, mask)
+    np.savez(tmp_path / "in.npz", count=len(args),
+             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
+    print(_run_simulated(RESET_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
+    sim = dict(np.load(tmp_path / "out.npz"))
+    before = env._agent.copy()
+    K.agent_reset_cpu(*args)
+    first_table_array = len(args) - 1 - len(env._reset_table)
+    for i, a in enumerate(args[:first_table_array]):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    agent = env._agent                       # (equal to the simulated kernel's, checked above)
+    assert (agent[:, K.A_TABLE_RESETS] > before[:, K.A_TABLE_RESETS]).all()
+    if tail == "warm":
+        assert (agent[:, K.A_TAIL_BY_ORIGIN] > before[:, K.A_TAIL_BY_ORIGIN]).any(), \
+            "no console took its tail by origin"
+        return
+    # Both consoles missed the tail: the simulated GPU claimed entries by atomic add. A CPU env
+    # whose tail holds only those entries (no room for its own writer) must reset exactly as one
+    # without a table, and take its tails from them.
+    t_st, t_ram, t_logic, t_fb, sim_table = (sim[f"a{first_table_array + k}"] for k in range(5))
+    claimed = int(sim_table[RS.TABLE_TAIL_FILLED])
+    assert claimed >= 1, "the simulated GPU claimed no tail entry"
+    ours, plain = _reset_env(), _reset_env()
+    b = ours._batch
+    start = int(sim_table[RS.TABLE_TAIL_BASE])
+    small = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
+                           L.FRAME_BUFFER_SHAPE, entries=start, tail_entries=claimed)
+    for mine, theirs in zip(small[:4], (t_st, t_ram, t_logic, t_fb)):
+        mine[...] = theirs[:start + claimed]
+    small[4][:RS.TABLE_FIELDS + RS.TAIL_META * claimed] = \
+        sim_table[:RS.TABLE_FIELDS + RS.TAIL_META * claimed]
+    for e in range(start):                   # the start entries' flags, after the tail's metadata
+        small[4][RS._start_flag(small[4], small[0], e)] = \
+            sim_table[RS._start_flag(sim_table, t_st, e)]
+    ours._reset_table = small
+    plain._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1],
+                                        np.int32, L.FRAME_BUFFER_SHAPE, entries=0,
+                                        tail_entries=0)
+    hits = int(ours._agent[:, K.A_TAIL_RESETS].sum())
+    for _ in range(12):
+        ours.reset()
+        plain.reset()
+        assert machine_difference(ours, plain) is None
+    assert small[4][RS.TABLE_TAIL_FILLED] == claimed        # no room: nothing of the CPU's
+    assert int(ours._agent[:, K.A_TAIL_RESETS].sum()) > hits, "the GPU's entries never hit"
