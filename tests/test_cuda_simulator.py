@@ -314,7 +314,8 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     if tail == "emptied":
         base = int(table[RS.TABLE_TAIL_BASE])
         table[RS.TABLE_TAIL_FILLED] = 0
-        table[RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * (env._reset_table[0].shape[0] - base)] = 0
+        capacity = env._reset_table[0].shape[0] - base
+        table[RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * capacity] = 0
         for rows in env._reset_table[:4]:
             rows[base:] = 0
     mask = np.ones(2, np.bool_)
