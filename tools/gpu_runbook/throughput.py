@@ -7,12 +7,13 @@ with the same results folder goes on where it stopped):
    followed by cule_py's agent step at 16,384 consoles under the default warp schedule
    (scanline since session 21; kernels/warp_schedule.py, the schedule a state field set from
    CULE_PY_GPU_SCHEDULE);
-2. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
+2. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384 (with Pong
+   and Breakout, the five games of issue 27's headline median; before the env runner since
+   session 23: the env runner was measured on the H200 in session 21, the median never);
+3. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
    machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
    cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
    (benchmarks/env_runner_device_path.py; needs torch, which the GPU image has);
-3. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384 (with Pong
-   and Breakout, the five games of issue 27's headline median);
 4. Pong and Breakout under the free schedule, the same-machine baseline;
 5. cule_py's agent step at 65,536 consoles, Pong and Breakout, then raw `act()` frames
    (every frame drawn) at 16,384 and 65,536;
@@ -55,13 +56,13 @@ def plan(scale: str, device: str) -> list[dict]:
         if scale != "tiny" or game == "pong":
             items.append({"kind": "agent", "game": game, "consoles": big,
                           "schedule": SCHEDULES[0]})
+    for game in BENCHMARK_GAMES[2:]:
+        items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
+        items.append({"kind": "agent", "game": game, "consoles": big})
     if _has_torch():
         for sampler, consoles in (("cule", runner_consoles), ("ale", ale_envs)):
             items.append({"kind": "env_runner", "game": "pong", "consoles": consoles,
                           "sampler": sampler})
-    for game in BENCHMARK_GAMES[2:]:
-        items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
-        items.append({"kind": "agent", "game": game, "consoles": big})
     for game in ("pong", "breakout") if scale != "tiny" else ("pong",):
         items.append({"kind": "agent", "game": game, "consoles": big, "schedule": SCHEDULES[1]})
     for game in ("pong", "breakout"):
@@ -251,7 +252,8 @@ def summary_line(r: dict) -> str:
         return (f"raw {r['frames_per_s']:,.0f} frames/s (distinct RAM {r['distinct_ram']}/"
                 f"{r['consoles']}), reset share {r.get('reset_share')}")
     return (f"{r.get('frames_per_s', 0):,.0f} frames/s, episode ends/step "
-            f"{r.get('episode_ends_per_step', 0):.3f}, reset share {r.get('reset_share')}")
+            f"{r.get('episode_ends_per_step', 0):.3f}, reset share {r.get('reset_share')}, "
+            f"resets from the table {r.get('reset_sources')}")
 
 
 def _free_device(device: str) -> None:
