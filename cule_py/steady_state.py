@@ -126,6 +126,10 @@ class SteadyStateResult:
     warmup_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     continued_from: str | None = None   # label of the measurement this one went on from
+    # cule_py only: where the timed windows' resets came from (kernels/reset_snapshot):
+    # {"start": reset_games from the table's start region, "tail": fire/noop tails from the
+    # table, "tail_by_origin": of those without a compare, "tail_direct": of those by index}
+    reset_sources: dict | None = None
 
     @property
     def agent_steps_per_s(self) -> float:
@@ -366,6 +370,7 @@ def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, 
     """measure_vector_env's timed windows, from wherever the env is."""
     n = env.num_envs
     measured = []
+    sources_before = _reset_sources(env)
     if timed_resets:
         env._time_autoresets(True)
     try:
@@ -390,12 +395,30 @@ def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, 
     finally:
         if timed_resets:
             env._time_autoresets(False)
+    sources = None
+    if sources_before is not None:
+        sources = {k: v - sources_before[k] for k, v in _reset_sources(env).items()}
+        say(f"{label}: resets from the table in the windows: {sources}")
     return SteadyStateResult(label=label, backend=backend, game=game, num_envs=n,
                              threads=threads, frameskip=skip, warmup_steps=done,
                              warmup_target=target, distinct_ram=distinct_ram, windows=measured,
                              distinct_observations=distinct_obs, setup_seconds=setup,
                              warmup_seconds=warmup_seconds, notes=notes,
-                             continued_from=continued_from)
+                             continued_from=continued_from, reset_sources=sources)
+
+
+def _reset_sources(env) -> dict | None:
+    """cule_py's reset-table counters summed over the consoles (a host copy; None for other
+    envs)."""
+    agent = getattr(env, "_agent", None)
+    if agent is None:
+        return None
+    from .kernels import agent_step as K
+
+    counts = env._batch.host(agent).astype(np.int64).sum(axis=0)
+    return {"start": int(counts[K.A_TABLE_RESETS]), "tail": int(counts[K.A_TAIL_RESETS]),
+            "tail_by_origin": int(counts[K.A_TAIL_BY_ORIGIN]),
+            "tail_direct": int(counts[K.A_TAIL_DIRECT])}
 
 
 def measure_emulator(emulator, *, game: str, label: str, backend: str,

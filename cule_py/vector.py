@@ -260,7 +260,7 @@ class AtariVectorEnv(VectorEnv):
         # reset_game's input-free frames, played once per distinct state (kernels/reset_snapshot)
         self._reset_table = reset_snapshot.empty_table(
             b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
-            L.FRAME_BUFFER_SHAPE, self.xp)
+            L.FRAME_BUFFER_SHAPE, self.xp, zeros=b.zeros)
         self._noop_mt = b.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)
         self._actions = b.zeros(n, np.int64)
@@ -331,6 +331,12 @@ class AtariVectorEnv(VectorEnv):
                 self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
                 self._terminated, self._truncated, self._lives, *self._reset_table, mask)
 
+    def _fill_args(self) -> tuple:
+        """fill_tails_cuda's arguments, in order."""
+        b = self._batch
+        return (b.rom_bytes, b.scheme, b.table(b._params), b.table(b._inputs(b.difficulty)),
+                self._cfg, *self._reset_table)
+
     def _run_reset(self, op, mask) -> None:
         with numba_threads(self._threads):
             self._run_reset_kernels(op, mask)
@@ -342,10 +348,26 @@ class AtariVectorEnv(VectorEnv):
             mask = self._batch.table(mask)
         reset_snapshot.open_launch(self._reset_table[0], table, mask,
                                    self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp)
+        # The direct tails of start entries readable from now on, played before the resets
+        # that may take them (a launch that finds nothing to do returns at once).
         if self._gpu is None:
+            if self._direct_lanes:
+                K.agent_reset_cpu(*self._reset_args(K.OP_FILL_TAILS, mask))
             K.agent_reset_cpu(*self._reset_args(op, mask))
         else:
+            if self._direct_lanes:
+                self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())
             self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_args(op, mask))
+
+    @property
+    def _reset_table(self) -> tuple:
+        """The reset_snapshot table's five arrays (kernels/reset_snapshot.empty_table)."""
+        return self._table_arrays
+
+    @_reset_table.setter
+    def _reset_table(self, arrays: tuple) -> None:
+        self._table_arrays = arrays
+        self._direct_lanes = reset_snapshot.direct_lanes(self._batch.host(arrays[-1]))
 
     def _run_reset_kernels(self, op, mask) -> None:
         self._launch_reset(op, mask)

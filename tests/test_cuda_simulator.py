@@ -6,8 +6,9 @@ and halted flags must agree exactly. This exercises the CUDA entry points, the l
 host/device copies of flat6502 on a GPU-less machine; test_cuda_compile.py checks that the same
 kernels compile for a real GPU. The simulator runs ~10 us per emulated instruction per machine,
 so the cases are small: an assembled program on 4 machines and random code on 8 more. The
-console kernel, the agent step kernel and the agent reset kernel (its table: the start lookup,
-tails by origin, the GPU's atomic claims) are checked the same way at the end of the file.
+console kernel, the agent step kernel, the agent reset kernel (its table: the start lookup,
+tails by origin, the GPU's atomic claims) and the direct tails' fill are checked the same way
+at the end of the file.
 """
 
 from __future__ import annotations
@@ -291,10 +292,19 @@ RESET_CHILD = textwrap.dedent("""
 """)
 
 
-def _reset_env():
+def _reset_env(**table):
+    """`table`: empty_table's direct-region options (direct_origins=0: no direct tails, so that
+    the tail region fills)."""
+    from cule_py.kernels import layout as L
+    from cule_py.kernels import reset_snapshot as RS
     from cule_py.vector import AtariVectorEnv
 
     env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    if table:
+        b = env._batch
+        env._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1],
+                                          b.logic.shape[1], np.int32, L.FRAME_BUFFER_SHAPE,
+                                          **table)
     env.reset(seed=4)
     for _ in range(24):                 # each launch lets the CPU's writer add what it misses
         env.reset()
@@ -303,21 +313,24 @@ def _reset_env():
 
 @pytest.mark.parametrize("tail", ["warm", "emptied"])
 def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
+    """warm: the tails from the direct region; emptied: a table with no direct region and its
+    tail region emptied, so that every console misses the tail and claims an entry."""
     from cule_py.kernels import agent_step as K
     from cule_py.kernels import layout as L
     from cule_py.kernels import reset_snapshot as RS
     from cule_py.testing import machine_difference
 
-    env = _reset_env()
+    env = _reset_env() if tail == "warm" else _reset_env(direct_origins=0)
     table = env._reset_table[-1]
-    assert table[RS.TABLE_FILLED] >= 1 and table[RS.TABLE_TAIL_FILLED] >= 1
+    assert table[RS.TABLE_FILLED] >= 1
     if tail == "emptied":
+        assert table[RS.TABLE_TAIL_FILLED] >= 1
         base = int(table[RS.TABLE_TAIL_BASE])
         table[RS.TABLE_TAIL_FILLED] = 0
-        capacity = env._reset_table[0].shape[0] - base
+        capacity = int(RS._tail_capacity(table))
         table[RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * capacity] = 0
         for rows in env._reset_table[:4]:
-            rows[base:] = 0
+            rows[2 * base:] = 0
     mask = np.ones(2, np.bool_)
     RS.open_launch(env._reset_table[0], table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np)
@@ -335,8 +348,8 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     agent = env._agent                       # (equal to the simulated kernel's, checked above)
     assert (agent[:, K.A_TABLE_RESETS] > before[:, K.A_TABLE_RESETS]).all()
     if tail == "warm":
-        assert (agent[:, K.A_TAIL_BY_ORIGIN] > before[:, K.A_TAIL_BY_ORIGIN]).any(), \
-            "no console took its tail by origin"
+        assert (agent[:, K.A_TAIL_DIRECT] > before[:, K.A_TAIL_DIRECT]).all(), \
+            "a console did not take its tail from the direct region"
         return
     # Both consoles missed the tail: the simulated GPU claimed entries by atomic add. A CPU env
     # whose tail holds only those entries (no room for its own writer) must reset exactly as one
@@ -348,14 +361,16 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     b = ours._batch
     start = int(sim_table[RS.TABLE_TAIL_BASE])
     small = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
-                           L.FRAME_BUFFER_SHAPE, entries=start, tail_entries=claimed)
+                           L.FRAME_BUFFER_SHAPE, entries=start, tail_entries=claimed,
+                           direct_origins=0)    # (or the CPU's direct tails would serve them)
     for mine, theirs in zip(small[:4], (t_st, t_ram, t_logic, t_fb)):
-        mine[...] = theirs[:start + claimed]
-    small[4][:RS.TABLE_FIELDS + RS.TAIL_META * claimed] = \
-        sim_table[:RS.TABLE_FIELDS + RS.TAIL_META * claimed]
+        mine[...] = theirs[:2 * (start + claimed)]
+    fields = RS.TABLE_DIRECT_BASE                 # the counters before the direct region's
+    small[4][:fields] = sim_table[:fields]
+    small[4][RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * claimed] = \
+        sim_table[RS.TABLE_FIELDS:RS.TABLE_FIELDS + RS.TAIL_META * claimed]
     for e in range(start):                   # the start entries' flags, after the tail's metadata
-        small[4][RS._start_flag(small[4], small[0], e)] = \
-            sim_table[RS._start_flag(sim_table, t_st, e)]
+        small[4][RS._start_flag(small[4], e)] = sim_table[RS._start_flag(sim_table, e)]
     ours._reset_table = small
     plain._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1],
                                         np.int32, L.FRAME_BUFFER_SHAPE, entries=0,
@@ -367,3 +382,48 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
         assert machine_difference(ours, plain) is None
     assert small[4][RS.TABLE_TAIL_FILLED] == claimed        # no room: nothing of the CPU's
     assert int(ours._agent[:, K.A_TAIL_RESETS].sum()) > hits, "the GPU's entries never hit"
+
+
+FILL_CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from cule_py.kernels import agent_step as K
+
+    d = dict(np.load(sys.argv[1]))
+    args = [d[f"a{i}"] for i in range(int(d["count"]))]
+    start = time.perf_counter()
+    K.fill_tails_cuda[1, 32](*args)
+    print(f"simulated the direct tails' fill in {time.perf_counter() - start:.1f} s")
+    np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)})
+""")
+
+
+def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
+    """fill_tails_cuda under the simulator against the CPU's OP_FILL_TAILS: the direct tails of
+    a Breakout table (one origin, FIRE runs 0 and 1: two lanes of 31 acts, the simulator's
+    budget) played again from empty; every table array must come out the same, and as the CPU
+    played them in the env's resets before."""
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import reset_snapshot as RS
+
+    env = _reset_env(direct_origins=1, direct_fires=1)
+    table = env._reset_table[-1]
+    status = RS._direct_status(table, 0, 0)
+    played = table[status:status + 2].copy()
+    assert (played > 1).all(), played
+    rows = [a.copy() for a in env._reset_table[:4]]
+    table[status:status + 2] = 0
+    direct = int(table[RS.TABLE_DIRECT_BASE])
+    for a in env._reset_table[:4]:
+        a[direct:] = 0
+    args = env._fill_args()
+    np.savez(tmp_path / "in.npz", count=len(args),
+             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
+    print(_run_simulated(FILL_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
+    sim = dict(np.load(tmp_path / "out.npz"))
+    K.agent_reset_cpu(*env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)))
+    for i, a in enumerate(args):
+        np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    np.testing.assert_array_equal(table[status:status + 2], played)
+    for again, before in zip(env._reset_table[:4], rows):
+        np.testing.assert_array_equal(again, before)

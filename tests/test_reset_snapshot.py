@@ -109,14 +109,26 @@ def test_table_resets_are_exact(case):
     if tail_hits_expected:
         assert tail_used > 0, f"no reset's acts came from the table ({ends} episode ends, " \
                               f"{int(table[RS.TABLE_TAIL_FILLED])} tail entries)"
+    direct = int(ours._agent[:, K.A_TAIL_DIRECT].sum())
     if tail_hits_expected and folded:
         assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) > 0, \
             "no tail entry was found by its start entry"
+        # every reset from a start entry with direct tails takes its tail by index (noop_max
+        # <= 3 here: no FIRE run passes DIRECT_FIRES)
+        assert direct > 0, "no reset took a direct tail"
     filled = int(table[RS.TABLE_FILLED])
-    flags = [int(table[RS._start_flag(table, ours._reset_table[0], e)]) for e in range(filled)]
+    flags = [int(table[RS._start_flag(table, e)]) for e in range(filled)]
     assert sum(flags) == (filled if folded else 0), f"start entries holding the finish: {flags}"
-    if not folded:
+    # (the entries readable in the last launch: an entry written then is played before the next)
+    played = [int(table[RS._direct_status(table, o, f)])
+              for o in range(min(int(table[RS.TABLE_USABLE]), int(table[RS.TABLE_DIRECT_ORIGINS])))
+              for f in range(int(table[RS.TABLE_DIRECT_FIRES]) + 1)]
+    if folded:
+        # each direct tail of a flagged entry played (FIRE runs past 0 only where FIRE resets)
+        assert all(p > 0 for p in played), f"direct tails not played: {played}"
+    else:
         assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) == 0
+        assert direct == 0 and not any(played), played
 
 
 def test_matches_finds_a_difference_anywhere():
@@ -134,12 +146,12 @@ def test_matches_finds_a_difference_anywhere():
         ram = rng.integers(0, 256, (3, 128), dtype=np.uint8)
         logic = rng.integers(0, 1 << 20, (3, 8), dtype=np.int32)
         fb = rng.integers(0, 256, (3, 2, 6, width), dtype=np.uint8)
-        t_st = np.zeros((4, 2, L.STATE_FIELDS), np.int32)
-        t_ram = np.zeros((4, 2, 128), np.uint8)
-        t_logic = np.zeros((4, 2, 8), np.int32)
-        t_fb = np.zeros((4, 2, 2, 6, width), np.uint8)
-        t_st[entry, RS.KEY], t_ram[entry, RS.KEY] = st[env], ram[env]
-        t_logic[entry, RS.KEY], t_fb[entry, RS.KEY] = logic[env], fb[env]
+        t_st = np.zeros((8, L.STATE_FIELDS), np.int32)        # entry e: rows 2e, 2e + 1
+        t_ram = np.zeros((8, 128), np.uint8)
+        t_logic = np.zeros((8, 8), np.int32)
+        t_fb = np.zeros((8, 2, 6, width), np.uint8)
+        key = 2 * entry + RS.KEY
+        t_st[key], t_ram[key], t_logic[key], t_fb[key] = st[env], ram[env], logic[env], fb[env]
         args = (ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
         assert matches(*args, False) and matches(*args, True)
         assert not matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry - 1, env, False)

@@ -211,6 +211,12 @@ def test_cule_reset_hook_is_off_by_default_and_times_autoresets():
     assert all(w.reset_seconds > 0 for w in r.windows)
     assert 0 < r.reset_share < 1
     assert r.distinct_ram == 2 and r.decorrelated
+    # where the windows' resets came from: the table's counters over the windows only
+    sources = r.reset_sources
+    assert set(sources) == {"start", "tail", "tail_by_origin", "tail_direct"}
+    ends = sum(w.episode_ends for w in r.windows)
+    assert 0 < sources["start"] <= ends + 2, (sources, ends)
+    assert sources["tail_direct"] <= sources["tail_by_origin"] <= sources["tail"] <= ends + 2
     with pytest.raises(RuntimeError, match="timing is off"):
         env._autoreset_seconds()
 

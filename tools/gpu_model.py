@@ -1,6 +1,6 @@
 """An offline model of the GPU backend's throughput, run on a machine without a GPU (issue 24).
 
-    python tools/gpu_model.py static [--kernels drive flags step reset] [--cubin-dir DIR]
+    python tools/gpu_model.py static [--kernels drive flags step reset fill] [--cubin-dir DIR]
                                      [--keep DIR] [--json OUT] [--md OUT]
     python tools/gpu_model.py occupancy [--static-json OUT_OF_STATIC] [--registers N]
                                         [--threads-per-block 128] [--memory] [--json OUT]
@@ -77,7 +77,7 @@ if str(REPO) not in sys.path:
 
 CC = (9, 0)
 KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
-           "reset": "agent_reset_cuda"}
+           "reset": "agent_reset_cuda", "fill": "fill_tails_cuda"}
 OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", "banked_write",
             "tia_space_read", "tia_space_write")
 
@@ -102,6 +102,9 @@ CAPS = {
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
     "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1296},
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2214},
+    # The reset table's direct tails (session 23): launched before each reset launch, busy only
+    # when a start entry is new; as measured then (Python 3.11).
+    "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 852},
     # The render split's two passes (kernels/render_log.py; not launched by the backend yet),
     # as measured on 2026-11-27 (session 18): tests/test_render_log.py.
     "logged_frames_cuda": {"registers": 255, "spill_store_bytes": 424},

@@ -2,7 +2,7 @@
 CUDA kernels, what the GPU compiler made of it (registers, local memory, spills where numba-cuda
 reports them). Separate processes can compile separate kernels at once:
 
-    for k in cpu drive flags step reset; do python tools/gpu_warm.py $k & done; wait
+    for k in cpu drive flags step reset fill; do python tools/gpu_warm.py $k & done; wait
 
 The CUDA kernels are compiled for the types the GPU backend launches them with (field-major
 views), taken from a real batch whose power-on is skipped (nothing runs, only the types matter).
@@ -70,6 +70,8 @@ def kernel_and_arguments(which: str):
     every = env._batch.table(env._all)
     if which == "step":
         return K.agent_step_cuda, env._step_args(every)
+    if which == "fill":
+        return K.fill_tails_cuda, env._fill_args()
     return K.agent_reset_cuda, env._reset_args(K.OP_RESET, every)
 
 

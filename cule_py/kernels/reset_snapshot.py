@@ -49,6 +49,21 @@ A tail entry also records its origin: the flagged start entry whose later state 
 (copied in, so equal in every field the tail compares). A console that took the same start entry
 holds the same state, so an entry of its key and origin matches without the whole-console
 compare (on the GPU one lane's compare of two frame buffers is ~80,000 strided loads).
+
+Direct tails. Filled by the resets that miss, the tail region keeps missing the rarer keys (a
+key is the act count, 1-30, times the leading FIRE run, times the origin): Breakout on the CPU,
+128 consoles, missed 2.8% of tails after 2,000 steps. A GPU launch resetting ~80 consoles waits
+for its slowest lane, which then plays up to 31 acts alone: on an H200 the reset launch took
+96-99% of the step wherever episodes ended (benchmarks/RESULTS.md, session 23). A tail from a
+flagged start entry is a function of the entry and of its key alone, so every key of the first
+DIRECT_ORIGINS entries with a FIRE run up to DIRECT_FIRES is played ahead, all at once, one lane
+per (entry, run) playing TAIL_MAX_ACTS acts and keeping the console after each in a row of its
+own (fill_direct_tail: on the CPU the reset kernel's OP_FILL_TAILS, on the GPU fill_tails_cuda,
+launched before every reset launch and idle once done). A reset from such an entry finds its
+tail by index, with no compare, and misses only a FIRE run longer than DIRECT_FIRES (1e-5 of
+resets at sticky 0.25). The table's rows are consoles: an entry's states are rows 2e and 2e + 1,
+a direct tail one row after them, of arrays shaped (and on the GPU laid out) like the batch's,
+so the fill plays frames in them through the console's own compiled code.
 """
 
 from __future__ import annotations
@@ -70,10 +85,16 @@ TABLE_WRITER = 2             # the one console that may write an entry in this l
 TABLE_TAIL_BASE = 3          # the first tail entry (= the start region's capacity)
 TABLE_TAIL_USABLE = 4        # tail entries readable in this launch (from the base)
 TABLE_TAIL_FILLED = 5        # tail entries claimed (may pass the capacity on the GPU)
-TABLE_FIELDS = 6             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN
+TABLE_DIRECT_BASE = 6        # the direct tails' first row (after the tail's entries)
+TABLE_DIRECT_ORIGINS = 7     # start entries whose tails are played ahead (the first ones)
+TABLE_DIRECT_FIRES = 8       # of those tails, the longest leading FIRE run played ahead
+TABLE_FIELDS = 9             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN
 TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN, TAIL_META = 0, 1, 2, 3   # then per start entry: a flag
 TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
-KEY, LATER = 0, 1            # an entry's two states
+DIRECT_ORIGINS = 6           # Breakout, Pong 2 start entries, Seaquest 5 (reset_snapshot_study)
+DIRECT_FIRES = 8             # a longer run: p 0.75 * 0.25**8 = 1e-5 a reset at sticky 0.25
+KEY, LATER = 0, 1            # an entry's two states: rows 2 * entry + KEY, 2 * entry + LATER
+                             # (a direct tail is one row: the console after its acts)
 ROW_BLOCK = 16               # frame-buffer bytes compared between two loop tests
 
 
@@ -91,11 +112,12 @@ def _tail_compared(field):
 
 @register_jitable
 def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=False):
+    key = 2 * entry + KEY
     for f in range(st.shape[1]):
-        if (_tail_compared(f) if tail else _compared(f)) and st[env, f] != t_st[entry, KEY, f]:
+        if (_tail_compared(f) if tail else _compared(f)) and st[env, f] != t_st[key, f]:
             return False
     for i in range(logic.shape[1]):
-        if logic[env, i] != t_logic[entry, KEY, i]:
+        if logic[env, i] != t_logic[key, i]:
             return False
     # The bytes a row at a time, their differences OR-ed and tested once a row: an exit after
     # every byte makes a GPU lane wait for each byte's load before it issues the next (~80,000
@@ -103,7 +125,7 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
     # are independent and go out together; on the CPU the row loop vectorises.
     differ = np.int32(0)
     for i in range(ram.shape[1]):
-        differ |= np.int32(ram[env, i]) ^ np.int32(t_ram[entry, KEY, i])
+        differ |= np.int32(ram[env, i]) ^ np.int32(t_ram[key, i])
     if differ != 0:
         return False
     width = fb.shape[3]
@@ -112,54 +134,57 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
         for y in range(fb.shape[2]):
             for x in range(0, whole, ROW_BLOCK):
                 for k in range(ROW_BLOCK):         # (a constant count: unrolled)
-                    differ |= np.int32(fb[env, b, y, x + k]) ^ \
-                        np.int32(t_fb[entry, KEY, b, y, x + k])
+                    differ |= np.int32(fb[env, b, y, x + k]) ^ np.int32(t_fb[key, b, y, x + k])
             for x in range(whole, width):
-                differ |= np.int32(fb[env, b, y, x]) ^ np.int32(t_fb[entry, KEY, b, y, x])
+                differ |= np.int32(fb[env, b, y, x]) ^ np.int32(t_fb[key, b, y, x])
             if differ != 0:
                 return False
     return True
 
 
 @register_jitable
-def _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
+def _copy_console(ram, st, fb, logic, src, to_ram, to_st, to_fb, to_logic, dst, counters):
+    """Console row `src` into row `dst`; `counters` False leaves dst's SYSTEM_RNG_POSITION and
+    ENV_FRAME_NUMBER as they are (a console taking an entry's later state keeps its own)."""
     for f in range(st.shape[1]):
-        if f != L.SYSTEM_RNG_POSITION and f != L.ENV_FRAME_NUMBER:
-            st[env, f] = t_st[entry, LATER, f]
+        if counters or (f != L.SYSTEM_RNG_POSITION and f != L.ENV_FRAME_NUMBER):
+            to_st[dst, f] = st[src, f]
     for i in range(ram.shape[1]):
-        ram[env, i] = t_ram[entry, LATER, i]
+        to_ram[dst, i] = ram[src, i]
     for i in range(logic.shape[1]):
-        logic[env, i] = t_logic[entry, LATER, i]
+        to_logic[dst, i] = logic[src, i]
     for b in range(fb.shape[1]):
         for y in range(fb.shape[2]):
             for x in range(fb.shape[3]):
-                fb[env, b, y, x] = t_fb[entry, LATER, b, y, x]
+                to_fb[dst, b, y, x] = fb[src, b, y, x]
+
+
+@register_jitable
+def _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
+    _copy_console(t_ram, t_st, t_fb, t_logic, 2 * entry + LATER, ram, st, fb, logic, env, False)
 
 
 @register_jitable
 def _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, part, env):
-    for f in range(st.shape[1]):
-        t_st[entry, part, f] = st[env, f]
-    for i in range(ram.shape[1]):
-        t_ram[entry, part, i] = ram[env, i]
-    for i in range(logic.shape[1]):
-        t_logic[entry, part, i] = logic[env, i]
-    for b in range(fb.shape[1]):
-        for y in range(fb.shape[2]):
-            for x in range(fb.shape[3]):
-                t_fb[entry, part, b, y, x] = fb[env, b, y, x]
+    _copy_console(ram, st, fb, logic, env, t_ram, t_st, t_fb, t_logic, 2 * entry + part, True)
 
 
 @register_jitable
-def _start_flag(table, t_st, entry):
+def _start_flag(table, entry):
     """The start entry's flag: 1 when its later state includes reset_game's finish."""
-    return TABLE_FIELDS + TAIL_META * (t_st.shape[0] - table[TABLE_TAIL_BASE]) + entry
+    return TABLE_FIELDS + TAIL_META * _tail_capacity(table) + entry
+
+
+@register_jitable
+def _tail_capacity(table):
+    """Entries the tail region holds (from TABLE_TAIL_BASE up to the direct rows)."""
+    return table[TABLE_DIRECT_BASE] // 2 - table[TABLE_TAIL_BASE]
 
 
 @register_jitable
 def _frames_between(t_st, entry):
     """How far the entry's frames advance the frame counter (which no key compares)."""
-    return t_st[entry, LATER, L.ENV_FRAME_NUMBER] - t_st[entry, KEY, L.ENV_FRAME_NUMBER]
+    return t_st[2 * entry + LATER, L.ENV_FRAME_NUMBER] - t_st[2 * entry + KEY, L.ENV_FRAME_NUMBER]
 
 
 @register_jitable
@@ -184,7 +209,7 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
         frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
         _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
         st[env, L.ENV_FRAME_NUMBER] = frame_number
-        if table[_start_flag(table, t_st, entry)] != 0:
+        if table[_start_flag(table, entry)] != 0:
             return True, hit
     else:
         if writing:
@@ -202,7 +227,7 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
             # The finish read nothing but the console: the same console always ends it the same
             # way, so the entry may hold its end instead.
             _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
-            table[_start_flag(table, t_st, entry)] = 1
+            table[_start_flag(table, entry)] = 1
         table[TABLE_FILLED] = entry + 1
         if not drew:
             return False, np.int32(entry)
@@ -215,10 +240,40 @@ def _meta(table, entry):
 
 
 @register_jitable
+def _direct_status(table, origin, fires):
+    """Where the direct tail of (start entry `origin`, leading FIRE run `fires`) says how far it
+    is played: 0 not yet, else 1 + the acts whose entries hold a console (a game over stops)."""
+    return _start_flag(table, table[TABLE_TAIL_BASE]) + \
+        origin * (table[TABLE_DIRECT_FIRES] + 1) + fires
+
+
+@register_jitable
+def _direct_row(table, origin, fires, acts):
+    return table[TABLE_DIRECT_BASE] + \
+        (origin * (table[TABLE_DIRECT_FIRES] + 1) + fires) * TAIL_MAX_ACTS + acts - 1
+
+
+@register_jitable
+def _leading_ones(mask):
+    n = np.int32(0)
+    while (mask >> n) & 1:
+        n += 1
+    return n
+
+
+@register_jitable
+def _direct(table, origin, mask):
+    """Whether (origin, mask) belongs to the direct region (filled or about to be)."""
+    return 0 <= origin < table[TABLE_DIRECT_ORIGINS] and \
+        _leading_ones(mask) <= table[TABLE_DIRECT_FIRES]
+
+
+@register_jitable
 def tail_key(st, mt, threshold, env, fire, acts, noop_row):
     """The effective actions of the reset's `acts` acts (FIRE first when `fire`, then NOOP), from
     the sticky draws they will make (peeked; player A's is the first of each act's two): bit i
-    set when act i plays FIRE. -1 where the tail cannot come from the table."""
+    set when act i plays FIRE, so a run of leading ones. -1 where the tail cannot come from the
+    table."""
     if acts < 1 or acts > TAIL_MAX_ACTS or st[env, L.ENV_STICKY_ACTION] != noop_row or \
             st[env, L.ENV_PADDLE_DELTA] != st[env, L.ENV_PADDLE_REQUEST]:
         return np.int32(-1)
@@ -236,13 +291,31 @@ def tail_key(st, mt, threshold, env, fire, acts, noop_row):
 
 
 @register_jitable
+def _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, row, frames, env, acts):
+    """The console of table row `row`, `frames` frames on: copied in, the frame counter
+    advanced, the acts' sticky draws drawn."""
+    frame_number = st[env, L.ENV_FRAME_NUMBER] + frames
+    _copy_console(t_ram, t_st, t_fb, t_logic, row, ram, st, fb, logic, env, False)
+    st[env, L.ENV_FRAME_NUMBER] = frame_number
+    for _ in range(2 * acts):
+        mt_next(mt, env)
+
+
+@register_jitable
 def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, env, acts, mask,
                     origin):
     """The acts of key (acts, mask) from the table, the console matching the entry's: copied in,
     the frame counter advanced as they advance it, the sticky draws drawn. `origin`: the start
-    entry whose later state the console holds (reset_game), or -1; an entry written by a console
-    from the same one matches without a compare. Returns 0 on a miss, 1 on a hit by compare,
-    2 on a hit by origin."""
+    entry whose later state the console holds (reset_game), or -1; its direct tail, or an entry
+    written by a console from the same one, matches without a compare. Returns 0 on a miss, 1 on
+    a hit by compare, 2 on a hit by origin, 3 on a hit in the direct region."""
+    if _direct(table, origin, mask):
+        fires = _leading_ones(mask)
+        if table[_direct_status(table, origin, fires)] > acts:
+            # (an act is one frame: a tail with a game over in it is not stored)
+            _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb,
+                  _direct_row(table, origin, fires, acts), acts, env, acts)
+            return np.int32(3)
     base = table[TABLE_TAIL_BASE]
     for entry in range(base, base + table[TABLE_TAIL_USABLE]):
         m = _meta(table, entry)
@@ -251,11 +324,8 @@ def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, e
         by_origin = origin >= 0 and table[m + TAIL_ORIGIN] == origin
         if by_origin or _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env,
                                  True):
-            frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
-            _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
-            st[env, L.ENV_FRAME_NUMBER] = frame_number
-            for _ in range(2 * acts):
-                mt_next(mt, env)
+            _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, 2 * entry + LATER,
+                  _frames_between(t_st, entry), env, acts)
             return np.int32(2 if by_origin else 1)
     return np.int32(0)
 
@@ -283,10 +353,13 @@ def _claim_tail_entry_cuda(table, capacity, env):
 @register_jitable
 def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts, mask, origin):
     """After a miss: claim an entry unless this launch already claimed one for the same key
-    (then it likely holds the same console), store the console before the acts and its
-    `origin` (tail_from_table). Returns the entry or -1."""
+    (then it likely holds the same console) or the key's direct tail is due before the next
+    launch, store the console before the acts and its `origin` (tail_from_table). Returns the
+    entry or -1."""
+    if _direct(table, origin, mask):
+        return np.int32(-1)
     base = table[TABLE_TAIL_BASE]
-    capacity = np.int32(t_st.shape[0] - base)
+    capacity = np.int32(_tail_capacity(table))
     for entry in range(base + table[TABLE_TAIL_USABLE],
                        base + min(table[TABLE_TAIL_FILLED], capacity)):
         m = _meta(table, entry)
@@ -314,19 +387,77 @@ def tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, entry, 
         table[_meta(table, entry) + TAIL_ACTS] = 0
 
 
+@register_jitable
+def fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table, lane, fire,
+                     noop_row, fire_row):
+    """One lane of the direct region's fill: the tails of start entry `origin` whose effective
+    actions are `fires` FIREs then NOOPs, after 1 to TAIL_MAX_ACTS acts, each in its own entry.
+    Played from the entry's later state with the sticky outcomes that give those effective
+    actions (act_adopting; the draws themselves are drawn by the console taking the entry), in
+    the table's own rows, which are consoles like any other. Does nothing unless the start
+    entry is readable and flagged (its later state ends reset_game) and the tail not yet played."""
+    per_origin = table[TABLE_DIRECT_FIRES] + 1
+    origin, fires = lane // per_origin, lane % per_origin
+    if origin >= table[TABLE_DIRECT_ORIGINS] or origin >= table[TABLE_USABLE]:
+        return
+    status = _direct_status(table, origin, fires)
+    if table[status] != 0 or table[_start_flag(table, origin)] == 0:
+        return
+    source = 2 * origin + LATER
+    if (fires > 0 and not fire) or t_st[source, L.ENV_STICKY_ACTION] != noop_row or \
+            t_st[source, L.ENV_PADDLE_DELTA] != t_st[source, L.ENV_PADDLE_REQUEST]:
+        table[status] = 1                   # (tail_key gives no such key)
+        return
+    played = np.int32(0)
+    for acts in range(1, TAIL_MAX_ACTS + 1):
+        row = _direct_row(table, origin, fires, acts)
+        _copy_console(t_ram, t_st, t_fb, t_logic, source, t_ram, t_st, t_fb, t_logic, row, True)
+        i = acts - 1
+        first = fire and i == 0
+        # Effective FIRE on acts 0..fires-1: the first act adopts FIRE, the next keep it (not
+        # adopted), then NOOP is adopted. fires 0 with fire: the first act keeps the NOOP.
+        keep = (first and fires == 0) or 1 <= i < fires
+        E.act_adopting(rom, scheme, t_ram, t_st, t_fb, t_logic, params, inputs, row,
+                       np.int32(fire_row if first else noop_row), not keep)
+        if E.game_over(t_logic, t_st, params, row, True):
+            break                           # (the reset goes back to reset_game: not stored)
+        played = np.int32(acts)
+        source = row
+    table[status] = played + 1
+
+
 def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtype,
                 frame_buffer_shape: tuple, xp=np, entries: int = SNAPSHOT_ENTRIES,
-                tail_entries: int = TAIL_ENTRIES) -> tuple:
-    """(t_st, t_ram, t_logic, t_fb, table) of an empty table of `entries` start entries and
-    `tail_entries` tail entries, allocated with `xp`."""
-    rows = entries + tail_entries
-    table = np.zeros(TABLE_FIELDS + TAIL_META * tail_entries + entries, np.int32)
+                tail_entries: int = TAIL_ENTRIES, direct_origins: int | None = None,
+                direct_fires: int = DIRECT_FIRES, zeros=None) -> tuple:
+    """(t_st, t_ram, t_logic, t_fb, table) of an empty table of `entries` start entries,
+    `tail_entries` tail entries and the direct tails of the first `direct_origins` start
+    entries (default: DIRECT_ORIGINS, at most `entries`), allocated with `xp`. Entry e's two
+    states are rows 2e (KEY) and 2e + 1 (LATER) of the first four, each direct tail one row
+    after them (a console after its acts); the rows are shaped like the consoles' arrays and allocated by `zeros(shape, dtype)` (the batch's: on the GPU field-major, as the
+    consoles' arrays, so that the kernels see one array type and the table's rows run frames
+    through the same compiled code as consoles)."""
+    zeros = zeros or xp.zeros
+    if direct_origins is None:
+        direct_origins = min(DIRECT_ORIGINS, entries)
+    direct = direct_origins * (direct_fires + 1) * TAIL_MAX_ACTS
+    rows = 2 * (entries + tail_entries) + direct
+    table = np.zeros(TABLE_FIELDS + TAIL_META * tail_entries + entries
+                     + direct_origins * (direct_fires + 1), np.int32)
     table[TABLE_TAIL_BASE] = entries
-    return (xp.zeros((rows, 2, state_fields), np.int32),
-            xp.zeros((rows, 2, ram_bytes), np.uint8),
-            xp.zeros((rows, 2, logic_fields), logic_dtype),
-            xp.zeros((rows, 2) + tuple(frame_buffer_shape), np.uint8),
+    table[TABLE_DIRECT_BASE] = 2 * (entries + tail_entries)
+    table[TABLE_DIRECT_ORIGINS] = direct_origins
+    table[TABLE_DIRECT_FIRES] = direct_fires
+    return (zeros((rows, state_fields), np.int32),
+            zeros((rows, ram_bytes), np.uint8),
+            zeros((rows, logic_fields), logic_dtype),
+            zeros((rows,) + tuple(frame_buffer_shape), np.uint8),
             xp.asarray(table))
+
+
+def direct_lanes(table) -> int:
+    """Lanes of the direct region's fill (fill_direct_tail): one per (origin, FIRE run)."""
+    return int(table[TABLE_DIRECT_ORIGINS]) * (int(table[TABLE_DIRECT_FIRES]) + 1)
 
 
 def open_launch(t_st, table, mask, position, xp) -> None:
@@ -336,5 +467,5 @@ def open_launch(t_st, table, mask, position, xp) -> None:
     from the start region (consoles behind it meet draws the table has seen)."""
     table[TABLE_USABLE] = table[TABLE_FILLED]
     table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED],
-                                          t_st.shape[0] - table[TABLE_TAIL_BASE])
+                                          table[TABLE_DIRECT_BASE] // 2 - table[TABLE_TAIL_BASE])
     table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))

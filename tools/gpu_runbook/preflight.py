@@ -11,7 +11,7 @@ import time
 
 from common import REPO, Log
 
-KERNELS = ("drive", "flags", "step", "reset")
+KERNELS = ("drive", "flags", "step", "reset", "fill")
 
 
 def kernel_cache(log) -> dict:
