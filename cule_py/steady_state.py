@@ -407,6 +407,35 @@ def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, 
                              continued_from=continued_from, reset_sources=sources)
 
 
+def reset_latency_probe(env, sizes=(1, 8, 64), repeats: int = 3, seed: int = 0,
+                        sync: Callable[[], None] | None = None) -> list[dict]:
+    """How long one reset launch of k consoles takes, for each k in `sizes` (cule_py's env, after
+    a measurement, its table warm): `repeats` times reset(options={"reset_mask": k random
+    consoles}), each timed alone between syncs; per k the median seconds and where the resets
+    came from (reset_sources). On the GPU a launch lasts as long as its slowest lane, so this
+    separates a reset's own latency (k = 1) from the chance that one of k misses the table."""
+    sync = sync or (lambda: None)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in sizes:
+        k = min(int(k), env.num_envs)
+        seconds = []
+        before = _reset_sources(env)
+        for _ in range(repeats):
+            mask = np.zeros(env.num_envs, np.bool_)
+            mask[rng.choice(env.num_envs, k, replace=False)] = True
+            sync()
+            start = time.perf_counter()
+            env.reset(options={"reset_mask": mask})
+            sync()
+            seconds.append(time.perf_counter() - start)
+        after = _reset_sources(env)
+        rows.append({"consoles": k, "repeats": repeats, "seconds": statistics.median(seconds),
+                     "all_seconds": seconds,
+                     "sources": {key: after[key] - before[key] for key in after}})
+    return rows
+
+
 def _reset_sources(env) -> dict | None:
     """cule_py's reset-table counters summed over the consoles (a host copy; None for other
     envs)."""

@@ -67,6 +67,9 @@ def test_dry_run_runs_every_stage(tmp_path):
         assert r["episode_ends_per_step"] >= 0
         if r["kind"] != "ale_vector":           # cule_py's RAM is reachable, ale-py's is not
             assert 1 <= r["distinct_ram"] <= r["consoles"]
+        if r["kind"] == "agent":                # the table's counters and one launch's latency
+            assert set(r["reset_sources"]) >= {"start", "tail", "tail_direct"}
+            assert [p["consoles"] for p in r["reset_probe"]] == [1, 2]
 
     (profile,) = _records(results / "profile.jsonl")
     assert profile["returncode"] == 0 and profile["ncu"] is None, profile

@@ -217,6 +217,11 @@ def test_cule_reset_hook_is_off_by_default_and_times_autoresets():
     ends = sum(w.episode_ends for w in r.windows)
     assert 0 < sources["start"] <= ends + 2, (sources, ends)
     assert sources["tail_direct"] <= sources["tail_by_origin"] <= sources["tail"] <= ends + 2
+    # one reset launch of 1 and of 2 consoles, twice each, the table warm by now
+    probe = ss.reset_latency_probe(env, sizes=(1, 2), repeats=2)
+    assert [row["consoles"] for row in probe] == [1, 2]
+    assert all(len(row["all_seconds"]) == 2 and row["seconds"] > 0 for row in probe)
+    assert [1 <= row["sources"]["start"] <= 2 * row["consoles"] for row in probe] == [True, True]
     with pytest.raises(RuntimeError, match="timing is off"):
         env._autoreset_seconds()
 

@@ -139,9 +139,19 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
             window_steps=4 if tiny else _window(50, consoles), windows=3, seed=0,
             time_budget=budget * 0.5, window_budget=budget * 0.45,
             sync=_sync(item["device"]), progress=log, threads=threads)
+        record = result.as_dict()
+        if item["kind"] == "agent":
+            # one reset launch of 1, 8, 64 consoles, the table warm: a reset's own latency
+            # against the slowest of many (issue 27: the reset launch set the step)
+            record["reset_probe"] = S.reset_latency_probe(
+                env, sizes=(1, 2) if tiny else (1, 8, 64), repeats=2 if tiny else 3,
+                sync=_sync(item["device"]))
+            log("  reset launch: " + ", ".join(
+                f"{r['consoles']} consoles {r['seconds'] * 1e3:.1f} ms {r['sources']}"
+                for r in record["reset_probe"]))
     finally:
         env.close()
-    return result.as_dict()
+    return record
 
 
 def measure_env_runner(item: dict, scale: str, budget: float, log) -> dict:
