@@ -100,7 +100,9 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
         print(f"not ready: {missing} missing", file=sys.stderr)
         return 1
     print("ready: carry .gpurun and .whl; on the GPU, one call (timeout 600 s): "
-          "`bash tools/gpu_runbook/device.sh 1 3 2` (benchmarks/README.md)")
+          "`bash tools/gpu_runbook/device.sh 1 --time-limit 125; bash "
+          "tools/gpu_runbook/device.sh 2 --time-limit 435` (or `device.sh 1 3 2` with the "
+          "profile; benchmarks/README.md)")
     return 0
 
 
