@@ -31,7 +31,8 @@ def _make(game, envs, cores, table, settings):
         b = env._batch
         env._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1],
                                           b.logic.shape[1], np.int32, L.FRAME_BUFFER_SHAPE,
-                                          env.xp, entries=0, tail_entries=0)
+                                          env.xp, entries=0, tail_entries=0,
+                                          zeros=b.zeros)   # (the kernels' array types)
     return env
 
 
