@@ -35,6 +35,7 @@ from numba.extending import register_jitable
 from cule_py import flat6502
 from cule_py.asm6502 import assemble, to_image
 from cule_py.kernels import cpu6507, riot
+from cule_py.kernels import layout as L
 from cule_py.kernels.opcodes import JAM_OPCODES
 from cule_py.testing import ale_twin
 
@@ -447,7 +448,10 @@ def _run_with_timer(memory, timer, registers, instructions):
 def run_with_timer(image: bytes, instructions: int = 20_000) -> np.ndarray:
     memory = np.zeros(65536, np.uint8)
     memory[ORIGIN:] = np.frombuffer(image, np.uint8)
-    timer = np.zeros((1, riot.TIMER_FIELDS), np.int32)
+    # A whole state row: a running INTIM read sets RIOT_TIMER_POLLED, field 155 of the row (a
+    # bare (1, TIMER_FIELDS) array here was written past its end: the heap corruption behind
+    # the CI's native crashes at exit and in garbage collection, sessions 19-23).
+    timer = np.zeros((1, L.STATE_FIELDS), np.int32)
     riot.timer_reset(timer, 0, 0)         # overwritten by the programs' first timer write
     _run_with_timer(memory, timer, reset_registers(image)[0], instructions)
     return memory

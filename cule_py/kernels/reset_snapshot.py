@@ -242,7 +242,7 @@ def _meta(table, entry):
 @register_jitable
 def _direct_status(table, origin, fires):
     """Where the direct tail of (start entry `origin`, leading FIRE run `fires`) says how far it
-    is played: 0 not yet, else 1 + the acts whose entries hold a console (a game over stops)."""
+    is played: 0 not yet, else 1 + the acts whose rows hold a console (a game over stops)."""
     return _start_flag(table, table[TABLE_TAIL_BASE]) + \
         origin * (table[TABLE_DIRECT_FIRES] + 1) + fires
 
@@ -391,7 +391,7 @@ def tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, entry, 
 def fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table, lane, fire,
                      noop_row, fire_row):
     """One lane of the direct region's fill: the tails of start entry `origin` whose effective
-    actions are `fires` FIREs then NOOPs, after 1 to TAIL_MAX_ACTS acts, each in its own entry.
+    actions are `fires` FIREs then NOOPs, after 1 to TAIL_MAX_ACTS acts, each in its own row.
     Played from the entry's later state with the sticky outcomes that give those effective
     actions (act_adopting; the draws themselves are drawn by the console taking the entry), in
     the table's own rows, which are consoles like any other. Does nothing unless the start
@@ -434,9 +434,10 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
     `tail_entries` tail entries and the direct tails of the first `direct_origins` start
     entries (default: DIRECT_ORIGINS, at most `entries`), allocated with `xp`. Entry e's two
     states are rows 2e (KEY) and 2e + 1 (LATER) of the first four, each direct tail one row
-    after them (a console after its acts); the rows are shaped like the consoles' arrays and allocated by `zeros(shape, dtype)` (the batch's: on the GPU field-major, as the
-    consoles' arrays, so that the kernels see one array type and the table's rows run frames
-    through the same compiled code as consoles)."""
+    after them (a console after its acts). The rows are shaped like the consoles' arrays and
+    allocated by `zeros(shape, dtype)` (the batch's: on the GPU field-major, as the consoles'
+    arrays, so that the kernels see one array type and the table's rows run frames through the
+    same compiled code as consoles)."""
     zeros = zeros or xp.zeros
     if direct_origins is None:
         direct_origins = min(DIRECT_ORIGINS, entries)
@@ -466,6 +467,5 @@ def open_launch(t_st, table, mask, position, xp) -> None:
     system-RNG table (`position`), whose timer draw is the newest, so the likeliest to be missing
     from the start region (consoles behind it meet draws the table has seen)."""
     table[TABLE_USABLE] = table[TABLE_FILLED]
-    table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED],
-                                          table[TABLE_DIRECT_BASE] // 2 - table[TABLE_TAIL_BASE])
+    table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED], _tail_capacity(table))
     table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))

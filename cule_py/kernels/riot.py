@@ -26,8 +26,9 @@ maths, including its deviations from the real chip, is reproduced exactly:
 * any write re-arms the timer and forgets the latch.
 
 State lives in one int32 row per console, `state[env, field]`: the console's state row
-(layout.py), whose first fields are the timer's, numbered as TIMER_* below; the timer functions
-also work on a bare (consoles, TIMER_FIELDS) array (the CPU tests). Cycle stamps are signed 32-bit
+(layout.py), whose first fields are the timer's, numbered as TIMER_* below. A running INTIM read
+also sets the row's RIOT_TIMER_POLLED (the idle-loop skip's cue), so the timer functions need a
+whole state row, not just TIMER_FIELDS of it (numba checks no bounds). Cycle stamps are signed 32-bit
 values that the console rebases at every frame start (`timer_rebase`); the arithmetic on them is
 modulo 2**32 as in ALE, which is why a few intermediate values are held in 64 bits and wrapped
 explicitly.
