@@ -54,9 +54,10 @@ Direct tails. Filled by the resets that miss, the tail region keeps missing the 
 key is the act count, 1-30, times the leading FIRE run, times the origin): Breakout on the CPU,
 128 consoles, missed 2.8% of tails after 2,000 steps. A GPU launch resetting ~80 consoles waits
 for its slowest lane, which then plays up to 31 acts alone: on an H200 the reset launch took
-96-99% of the step wherever episodes ended (benchmarks/RESULTS.md, session 23). A tail from a
-flagged start entry is a function of the entry and of its key alone, so every key of the first
-DIRECT_ORIGINS entries with a FIRE run up to DIRECT_FIRES is played ahead, all at once, one lane
+96-99% of Breakout's, Space Invaders' and Seaquest's step (benchmarks/RESULTS.md, session 23;
+the run counted no table hits, so the misses are inferred). A tail from a flagged start entry
+is a function of the entry and of its key alone, so every key of the first DIRECT_ORIGINS
+entries with a FIRE run up to DIRECT_FIRES is played ahead, all at once, one lane
 per (entry, run) playing TAIL_MAX_ACTS acts and keeping the console after each in a row of its
 own (fill_direct_tail: on the CPU the reset kernel's OP_FILL_TAILS, on the GPU fill_tails_cuda,
 launched before every reset launch and idle once done). A reset from such an entry finds its
