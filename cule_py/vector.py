@@ -55,7 +55,7 @@ from . import palette as palette_
 from ._device import CallClock
 from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
-from .batch import ConsoleBatch
+from .batch import ConsoleBatch, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
 from .games import Action
@@ -195,6 +195,10 @@ class AtariVectorEnv(VectorEnv):
         self.game = b.game
         self.xp = xp = b.xp
         self._gpu = b.gpu
+        # (the GPU's step kernel: its register budget, CULE_PY_GPU_STEP_REGISTERS, read here)
+        self._step_kernel = None if b.gpu is None else (
+            K.agent_step_cuda_capped if gpu_step_registers() == K.STEP_REGISTER_CAP
+            else K.agent_step_cuda)
         # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
         # lost_luggage: 9), and ale-py's full action space is that legal set.
         ids = [int(a) for a in (b.game.legal_actions if full_action_space or continuous
@@ -625,7 +629,7 @@ class AtariVectorEnv(VectorEnv):
         if self._next_step:
             self._step_beside_resets(device_mask)
             return
-        g.launch(K.agent_step_cuda, self.num_envs, *self._step_args(device_mask))
+        g.launch(self._step_kernel, self.num_envs, *self._step_args(device_mask))
         if self._same_step:
             # Whether a console resets is on the GPU: keep every stepped console's observation
             # where it does (one pass over the observations; SameStep only).
@@ -656,7 +660,7 @@ class AtariVectorEnv(VectorEnv):
                 self._launch_reset(K.OP_AUTORESET, resetting)
             else:
                 self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, resetting)
-        self._gpu.launch(K.agent_step_cuda, self.num_envs, *self._step_args(stepping))
+        self._gpu.launch(self._step_kernel, self.num_envs, *self._step_args(stepping))
         main.wait_event(side.record())
 
     # -- reset timing for cule_py.steady_state (off unless asked for) ------------------------------

@@ -29,11 +29,11 @@ pytestmark = [pytest.mark.cuda, pytest.mark.slow]
 from test_cuda_compile import _nvvm_missing_reason  # noqa: E402
 
 
-@pytest.mark.parametrize("which", ["step", "reset", "fill"])
+@pytest.mark.parametrize("which", ["step", "step128", "reset", "fill"])
 def test_agent_kernels_compile_within_caps(which, capsys):
-    """agent_step_cuda (the console's frames, lazy drawing, the observation),
-    agent_reset_cuda (reset_game with mode selection, fire, noops) and fill_tails_cuda (the reset
-    table's direct tails)."""
+    """agent_step_cuda (the console's frames, lazy drawing, the observation), the same capped at
+    128 registers (agent_step_cuda_capped), agent_reset_cuda (reset_game with mode selection,
+    fire, noops) and fill_tails_cuda (the reset table's direct tails)."""
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)

@@ -96,10 +96,15 @@ PARTS = {
     print("vector ok", flush=True)
     """),
     "async": textwrap.dedent("""
-    # Asynchronous batches (the GPU's send path with console ids), episode statistics, render.
+    # Asynchronous batches (the GPU's send path with console ids), episode statistics, render;
+    # the step kernel capped at 128 registers (the simulator ignores the cap, not the launch).
+    import os
+    from cule_py.kernels import agent_step as K
     kw = dict(batch_size=1, episode_statistics=True, noop_max=0, render_mode="rgb_array",
               max_num_frames_per_episode=8)
+    os.environ["CULE_PY_GPU_STEP_REGISTERS"] = "128"
     g = AtariVectorEnv("pong", 2, device="cuda", **kw)
+    assert g._step_kernel is K.agent_step_cuda_capped, g._step_kernel
     c = AtariVectorEnv("pong", 2, device="cpu", **kw)
     og, ig = g.reset(seed=1)
     oc, ic = c.reset(seed=1)

@@ -241,6 +241,33 @@ def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
         gpu_schedule()
 
 
+def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch):
+    from cule_py.batch import gpu_step_registers
+    from cule_py.kernels import agent_step as K
+    monkeypatch.delenv("CULE_PY_GPU_STEP_REGISTERS", raising=False)
+    assert gpu_step_registers() == 255
+    spec = importlib.util.spec_from_file_location(
+        "runbook_throughput", REPO / "tools" / "gpu_runbook" / "throughput.py")
+    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
+    try:
+        throughput = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(throughput)
+    finally:
+        sys.path.remove(str(REPO / "tools" / "gpu_runbook"))
+    assert throughput.DEFAULT_REGISTERS == gpu_step_registers()
+    # the runbook measures both budgets where they differ, and the capped kernel's cap is the
+    # budget it is chosen for
+    budgets = {i["registers"] for i in throughput.plan("full", "cuda")
+               if i["kind"] == "agent" and i["consoles"] == 65_536 and i["game"] == "breakout"}
+    assert budgets == {255, 128}
+    assert K.agent_step_cuda_capped.targetoptions["max_registers"] == K.STEP_REGISTER_CAP
+    monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", "128")
+    assert gpu_step_registers() == K.STEP_REGISTER_CAP
+    monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", "64")
+    with pytest.raises(ValueError, match="255, 128"):
+        gpu_step_registers()
+
+
 def test_schedule_keys_order_scanline_before_pc():
     import numpy as np
 

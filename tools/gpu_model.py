@@ -1,7 +1,7 @@
 """An offline model of the GPU backend's throughput, run on a machine without a GPU (issue 24).
 
     python tools/gpu_model.py static [--kernels drive flags step reset fill] [--cubin-dir DIR]
-                                     [--keep DIR] [--json OUT] [--md OUT]
+                                     [--keep DIR] [--max-registers 128 ...] [--json OUT] [--md OUT]
     python tools/gpu_model.py occupancy [--static-json OUT_OF_STATIC] [--registers N]
                                         [--threads-per-block 128] [--memory] [--json OUT]
     python tools/gpu_model.py trace [--games pong ...] [--consoles 64] [--frames 2]
@@ -77,7 +77,8 @@ if str(REPO) not in sys.path:
 
 CC = (9, 0)
 KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
-           "reset": "agent_reset_cuda", "fill": "fill_tails_cuda"}
+           "step128": "agent_step_cuda_capped", "reset": "agent_reset_cuda",
+           "fill": "fill_tails_cuda"}
 OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", "banked_write",
             "tia_space_read", "tia_space_write")
 
@@ -101,6 +102,9 @@ CAPS = {
     "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
     "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1296},
+    # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
+    # spills as measured then (the console's loop: 475 -> 1,742 spill instructions).
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 4516},
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2214},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
@@ -201,6 +205,10 @@ def link(library, extra_options=()) -> tuple[str, bytes]:
     from cuda.bindings import nvjitlink
 
     options = [f"-arch=sm_{ARCH[0]}{ARCH[1]}{ARCH[2]}", "-verbose", *extra_options]
+    # the kernel's own cap (cuda.jit(max_registers=N)), which numba-cuda's linker passes too
+    if getattr(library, "_max_registers", None) and not any(
+            o.startswith("-maxrregcount") for o in extra_options):
+        options.append(f"-maxrregcount={library._max_registers}")
     if library._lto:
         options.append("-lto")
         inputs = [(nvjitlink.InputType.LTOIR, bytes(library.get_ltoir(cc=ARCH)))]
@@ -458,7 +466,8 @@ def static_markdown(rows: list[dict]) -> str:
         spill = (f"{r['spill_store_bytes']}/{r['spill_load_bytes']}" if "spill_store_bytes" in r
                  else "-")
         compile_s = f"{r['compile_s']:.0f}" if "compile_s" in r else "-"
-        lines.append(f"| {r['kernel']} | {r['registers']} | {r['frame_bytes']} | {spill} | "
+        name = r["kernel"] + (f" (cap {r['cap']})" if "cap" in r else "")
+        lines.append(f"| {name} | {r['registers']} | {r['frame_bytes']} | {spill} | "
                      f"{r['sass']:,} | {r['spill_instructions']:,} | {compile_s} |")
     lines += ["", "SASS per device function (instructions / spill-refill instructions / calls):",
               "", "| kernel | " + " | ".join(("entry",) + OUTLINED) + " |",
@@ -469,7 +478,8 @@ def static_markdown(rows: list[dict]) -> str:
         for f in (r["kernel"],) + OUTLINED:
             v = by.get(f)
             cells.append(f"{v['sass']:,} / {v['spill']} / {v['calls']}" if v else "-")
-        lines.append(f"| {r['kernel']} | " + " | ".join(cells) + " |")
+        name = r["kernel"] + (f" (cap {r['cap']})" if "cap" in r else "")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -536,7 +546,26 @@ def _compiled_row_here(which: str) -> dict:
     return compiled_kernel(which)["row"]
 
 
-def run_static(kernels, cubin_dir=None, keep=None, log=print) -> list[dict]:
+def capped_rows(which: str, caps, log=print) -> list[dict]:
+    """Kernel `which` linked again under each register cap of `caps` (the linker's
+    -maxrregcount, what `cuda.jit(max_registers=N)` asks of nvJitLink under LTO): analyse's
+    rows, each with its "cap". The compile is compiled_kernel's, so only the link repeats."""
+    done = compiled_kernel(which)
+    rows = []
+    for cap in caps:
+        start = time.perf_counter()
+        link_log, cubin = link(done["library"], [f"-maxrregcount={cap}"])
+        row = analyse(KERNELS[which], cubin, link_log)
+        row["cap"] = cap
+        row["link_s"] = round(time.perf_counter() - start, 1)
+        log(f"{row['kernel']} capped at {cap}: {row['registers']} registers, spill stores "
+            f"{row.get('spill_store_bytes')} B, SASS {row['sass']:,}, "
+            f"{row['spill_instructions']} spill instructions")
+        rows.append(row)
+    return rows
+
+
+def run_static(kernels, cubin_dir=None, keep=None, log=print, caps=()) -> list[dict]:
     rows = []
     for which in kernels:
         name = KERNELS[which]
@@ -558,6 +587,8 @@ def run_static(kernels, cubin_dir=None, keep=None, log=print) -> list[dict]:
             + (f", compiled in {row['compile_s']:.0f} s + linked in {row['link_s']:.0f} s"
                if "compile_s" in row else ""))
         rows.append(row)
+        if caps and not cubin_dir:
+            rows.extend(capped_rows(which, caps, log))
     return rows
 
 
@@ -1270,6 +1301,8 @@ def main(argv=None) -> int:
     static.add_argument("--keep", help="directory to keep the .ptx, .cubin and link logs in")
     static.add_argument("--json")
     static.add_argument("--md")
+    static.add_argument("--max-registers", type=int, nargs="*", default=[],
+                        help="also link each kernel under these register caps (rows with 'cap')")
     static.add_argument("--check-caps", action="store_true",
                         help="exit 1 when a kernel exceeds its register/spill cap")
     occ = sub.add_parser("occupancy", help="warps per scheduler by batch; memory per console")
@@ -1328,7 +1361,7 @@ def main(argv=None) -> int:
         return _calibrate_command(args)
 
     if args.command == "static":
-        rows = run_static(args.kernels, args.cubin_dir, args.keep)
+        rows = run_static(args.kernels, args.cubin_dir, args.keep, caps=args.max_registers)
         text = static_markdown(rows)
         print("\n" + text)
         if args.json:
@@ -1336,7 +1369,7 @@ def main(argv=None) -> int:
         if args.md:
             pathlib.Path(args.md).write_text(text + "\n")
         if args.check_caps:
-            problems = [p for r in rows for p in check_caps(r)]
+            problems = [p for r in rows if "cap" not in r for p in check_caps(r)]
             for p in problems:
                 print("CAP EXCEEDED:", p)
             return 1 if problems else 0

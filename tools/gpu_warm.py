@@ -53,7 +53,7 @@ def _report(name, compiled, seconds):
 
 def kernel_and_arguments(which: str):
     """(CUDA kernel, the arguments the GPU backend launches it with) for "drive", "flags",
-    "step" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
+    "step", "step128" (the step capped at 128 registers), "fill" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
     types matter). Also used by tools/gpu_precompile.py."""
     ConsoleBatch.power_on = _skip_power_on
     if which in ("drive", "flags"):
@@ -70,6 +70,8 @@ def kernel_and_arguments(which: str):
     every = env._batch.table(env._all)
     if which == "step":
         return K.agent_step_cuda, env._step_args(every)
+    if which == "step128":
+        return K.agent_step_cuda_capped, env._step_args(every)
     if which == "fill":
         return K.fill_tails_cuda, env._fill_args()
     return K.agent_reset_cuda, env._reset_args(K.OP_RESET, every)

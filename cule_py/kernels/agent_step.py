@@ -651,6 +651,27 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
 
 
+# The same step compiled with at most STEP_REGISTER_CAP registers a thread (numba-cuda passes
+# max_registers to nvJitLink as -maxrregcount). With 255 registers an SM holds 2 warps per
+# scheduler, so 65,536 consoles (512 blocks of 128) take two waves; at 128 registers it holds 4
+# and they take one. The price is spill code in the console's loop (tools/gpu_model.py static
+# --kernels step128). Launched instead of agent_step_cuda when CULE_PY_GPU_STEP_REGISTERS=128
+# (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27).
+STEP_REGISTER_CAP = 128
+
+
+@cuda.jit(cache=CACHE_ENABLED, max_registers=STEP_REGISTER_CAP)
+def agent_step_cuda_capped(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
+                           cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
+                           scratch, obs, rewards, terminated, truncated, lives, saved_st,
+                           saved_ram, saved_logic, mask):
+    env = cuda.grid(1)
+    if env < st.shape[0] and mask[env]:
+        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+
+
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_reset_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,

@@ -69,9 +69,12 @@ def exactness_section(results: pathlib.Path) -> list[str]:
 
 
 def _what(record: dict) -> str:
-    """The kind of measurement, with its warp schedule where the GPU ran one other than free."""
+    """The kind of measurement, with its warp schedule where the GPU ran one other than free and
+    the step kernel's register budget where it was not the default."""
     schedule = record.get("schedule", "free")
-    return record["kind"] if schedule == "free" else f"{record['kind']} ({schedule})"
+    kind = record["kind"] if schedule == "free" else f"{record['kind']} ({schedule})"
+    registers = record.get("registers", 255)
+    return kind if registers == 255 else f"{kind}, {registers} registers"
 
 
 def throughput_section(results: pathlib.Path) -> list[str]:

@@ -10,14 +10,16 @@ with the same results folder goes on where it stopped):
 2. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384 (with Pong
    and Breakout, the five games of issue 27's headline median; before the env runner since
    session 23: the env runner was measured on the H200 in session 21, the median never);
-3. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
+3. Breakout's agent step at 65,536 consoles, the step kernel at 255 registers (two waves of
+   blocks) and capped at 128 (one wave, twice the warps per scheduler, more spills; session 24);
+4. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
    machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
    cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
    (benchmarks/env_runner_device_path.py; needs torch, which the GPU image has);
-4. Pong and Breakout under the free schedule, the same-machine baseline;
-5. cule_py's agent step at 65,536 consoles, Pong and Breakout, then raw `act()` frames
-   (every frame drawn) at 16,384 and 65,536;
-6. both games under the min_pc schedule (3% faster than scanline on Pong, 7% slower on
+5. Pong and Breakout under the free schedule, the same-machine baseline;
+6. cule_py's agent step at 65,536 consoles, Pong, then raw `act()` frames (every frame drawn)
+   at 16,384 and 65,536;
+7. both games under the min_pc schedule (3% faster than scanline on Pong, 7% slower on
    Breakout on the H200, session 21).
 
 Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
@@ -40,6 +42,8 @@ BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest"
 # third. The default must equal cule_py.batch.gpu_schedule()'s.
 SCHEDULES = ("scanline", "free", "min_pc")
 DEFAULT_SCHEDULE = SCHEDULES[0]
+# The agent step kernel's register budgets (cule_py.batch.STEP_REGISTERS), the default first.
+DEFAULT_REGISTERS = 255
 
 
 def plan(scale: str, device: str) -> list[dict]:
@@ -59,6 +63,11 @@ def plan(scale: str, device: str) -> list[dict]:
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
         items.append({"kind": "agent", "game": game, "consoles": big})
+    # The step kernel's register budget where it can matter (kernels/agent_step.py,
+    # STEP_REGISTER_CAP): 65,536 consoles take two waves at 255 registers, one at 128.
+    for registers in (255, 128):
+        items.append({"kind": "agent", "game": "breakout", "consoles": bigger,
+                      "registers": registers})
     if _has_torch():
         for sampler, consoles in (("cule", runner_consoles), ("ale", ale_envs)):
             items.append({"kind": "env_runner", "game": "pong", "consoles": consoles,
@@ -79,6 +88,7 @@ def plan(scale: str, device: str) -> list[dict]:
         # (an env runner's device is its policy's; ale-py's consoles stay on the CPU)
         item["device"] = "cpu" if item["kind"] == "ale_vector" else device
         item.setdefault("schedule", DEFAULT_SCHEDULE)
+        item.setdefault("registers", DEFAULT_REGISTERS)
         if _key(item) not in {_key(u) for u in unique}:
             unique.append(item)
     return unique
@@ -87,7 +97,8 @@ def plan(scale: str, device: str) -> list[dict]:
 def _key(item: dict) -> tuple:
     # (records written before session 21 name no schedule for the default, then free)
     return (item["kind"], item["game"], item["consoles"], item["device"],
-            item.get("schedule", "free"), item.get("sampler"))
+            item.get("schedule", "free"), item.get("sampler"),
+            item.get("registers", DEFAULT_REGISTERS))
 
 
 def _has_torch() -> bool:
@@ -218,13 +229,15 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
             continue
         budget = min(budget, deadline.left() - 5.0)
         log(f"measure {item['kind']} {item['game']} x{item['consoles']} on {item['device']} "
-            f"({item['schedule']} schedule, budget {budget:.0f} s)")
+            f"({item['schedule']} schedule, {item['registers']} registers, budget "
+            f"{budget:.0f} s)")
         record = dict(item, scale=scale)
         t0 = time.perf_counter()
         try:
             measure = {"raw": measure_raw, "env_runner": measure_env_runner}.get(
                 item["kind"], measure_vector)
-            with _schedule(item["schedule"]):
+            with _environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
+                    _environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])):
                 record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
             record["error"] = f"{type(err).__name__}: {err}"[:500]
@@ -238,17 +251,18 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
 
 
 @contextlib.contextmanager
-def _schedule(name: str):
-    """CULE_PY_GPU_SCHEDULE for the consoles built inside (read at power-on)."""
-    before = os.environ.get("CULE_PY_GPU_SCHEDULE")
-    os.environ["CULE_PY_GPU_SCHEDULE"] = name
+def _environment(name: str, value: str):
+    """Environment variable `name` set to `value` for the envs built inside (the schedule is
+    read at power-on, the step's register budget when a vector env is made)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop("CULE_PY_GPU_SCHEDULE", None)
+            os.environ.pop(name, None)
         else:
-            os.environ["CULE_PY_GPU_SCHEDULE"] = before
+            os.environ[name] = before
 
 
 def summary_line(r: dict) -> str:
