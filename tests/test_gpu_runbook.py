@@ -114,19 +114,21 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
         import report
     finally:
         sys.path.remove(str(RUNBOOK))
+    metrics = ncu_profile.METRICS + ncu_profile.WHY_METRICS
     columns = ["ID", "Kernel Name", "device__attribute_clock_rate", "launch__block_size",
-               *ncu_profile.METRICS]
+               *metrics]
     kernels = ["drive_cuda[v1,abc](long long, Array<int>)",
                "agent_step::agent_reset_cuda[v1,abc](long long)"]
     with open(tmp_path / "ncu_metrics.csv", "w", newline="") as f:
         f.write("==PROF== Connected to process 661 (/usr/bin/python3.12)\n")
         out = csv.writer(f, quoting=csv.QUOTE_ALL)
         out.writerow(columns)
-        out.writerow(["", "", "", "", *["ns" if "duration" in m else "" for m in
-                                         ncu_profile.METRICS]])
+        out.writerow(["", "", "", "", *["ns" if "duration" in m else "" for m in metrics]])
         for i, kernel in enumerate(kernels):
+            # sectors 4,096 per 1,024 requests for every space: 4.00 sectors a request
             out.writerow([str(i), kernel, "1,980,000", "128",
-                          *[f"{i + 1}.{j}" for j in range(len(ncu_profile.METRICS))]])
+                          *["4,096" if "_sectors_" in m else "1,024" if "_requests_" in m
+                            else f"{i + 1}.{j}" for j, m in enumerate(metrics)]])
     (tmp_path / "profile_order.json").write_text(json.dumps([
         {"range": "raw", "kernels": ["drive_cuda"], "consoles": 16384},   # named either way
         {"range": "agent_step", "kernels": ["agent_reset_cuda"], "consoles": 16384}]))
@@ -134,8 +136,17 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
     header = next(line for line in lines if line.startswith("| range"))
     assert "device__attribute_clock_rate" not in header and "launch__block_size" not in header
     assert all(m in header for m in ncu_profile.METRICS)
-    rows = [line for line in lines if line.startswith("|") and not line.startswith(("| range",
+    first = lines[lines.index(header):]
+    first = first[:first.index("")]                          # the first table
+    rows = [line for line in first if line.startswith("|") and not line.startswith(("| range",
                                                                                      "|---"))]
     assert len(rows) == 2                                    # the units row is gone
     assert rows[0].startswith("| raw | 16384 | drive_cuda | 1.0 | 1.1 |")
     assert rows[1].startswith("| agent_step | 16384 | agent_reset_cuda | 2.0 |")
+    # the stall reasons and the sectors per request, a table of their own
+    why = lines[lines.index("Stalls per issued instruction, and sectors per request:"):]
+    assert "| range | consoles | kernel | long_scoreboard |" in why[2]
+    assert "sectors/request local st" in why[2]
+    stall = len(ncu_profile.METRICS)          # the first stall metric's value in row 0
+    assert why[4].startswith(f"| raw | 16384 | drive_cuda | 1.{stall} |")
+    assert why[4].endswith("| 4.00 | 4.00 | 4.00 | 4.00 |")

@@ -3,7 +3,8 @@
 installed; CI installs them in a second venv (.ci/run) because ray[rllib] pins an older gymnasium.
 
 What is checked: RLlib's episodes cut by CuleEnvRunner replay exactly on a fresh env; RLlib PPO
-trains with two env runners (batch sizes, finite losses, episode returns); RLlib's stock env
+trains with two env runners (batch sizes, finite losses, episode returns), and so does the
+scale-out example; RLlib's stock env
 runner takes vector_env_creator for both emulators; CuleVecEnv equals ale-py's vector env in
 SameStep mode and SB3's PPO runs on it; TorchRL's GymWrapper steps cule_py's env with reset masks.
 """
@@ -139,6 +140,27 @@ def test_rllib_ppo_trains_with_two_env_runners():
         algo.stop()
     finally:
         ray.shutdown()
+
+
+def test_rllib_scale_out_example_runs_with_two_env_runners():
+    """examples/rllib_scale_out.py (the recipe for N GPUs and clusters) on the CPU: a local
+    Ray instance, two env runners, RLlib's learner in the driver."""
+    pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "rllib_scale_out.py"
+    spec = importlib.util.spec_from_file_location("rllib_scale_out", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    num_envs, steps = 8, 16
+    summary = example.main(["--num-cpus", "3", "--env-runners", "2", "--envs-per-env-runner",
+                            str(num_envs), "--rollout", str(steps), "--iterations", "2",
+                            "--minibatch", "64"])
+    assert summary["nodes"] == 1 and len(summary["iterations"]) == 2
+    for row in summary["iterations"]:
+        assert row["agent_steps"] >= 2 * num_envs * steps * 0.9, row
+        assert math.isfinite(row["total_loss"]) and row["agent_steps_per_s"] > 0, row
 
 
 @pytest.mark.parametrize("backend", ["cule_py", "ale_py"])

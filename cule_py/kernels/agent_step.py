@@ -50,6 +50,7 @@ import numpy as np
 from numba import cuda, njit, prange
 from numba.extending import register_jitable
 
+from .._device import simulator_enabled
 from .._jit_cache import CACHE_ENABLED
 from . import environment as E
 from . import layout as L
@@ -658,9 +659,11 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
 # --kernels step128). Launched instead of agent_step_cuda when CULE_PY_GPU_STEP_REGISTERS=128
 # (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27).
 STEP_REGISTER_CAP = 128
+# (numba's CUDA simulator, which runs the kernels in Python, takes no register cap)
+_STEP_CAP = {} if simulator_enabled() else {"max_registers": STEP_REGISTER_CAP}
 
 
-@cuda.jit(cache=CACHE_ENABLED, max_registers=STEP_REGISTER_CAP)
+@cuda.jit(cache=CACHE_ENABLED, **_STEP_CAP)
 def agent_step_cuda_capped(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
                            cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
                            scratch, obs, rewards, terminated, truncated, lives, saved_st,

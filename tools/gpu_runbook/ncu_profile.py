@@ -23,7 +23,20 @@ METRICS = (
     "launch__grid_size",
     "gpu__time_duration.sum",
 )
-KERNELS = ("drive_cuda", "agent_step_cuda", "agent_reset_cuda")
+# Why a warp does not issue, and how scattered its memory accesses are (session 24): Pong's
+# decorrelated agent step under scanline (0.48 M frames/s, H200) and identical consoles' raw
+# frames (2.28 M, H100, older kernels) are ~5x apart, far more than the trace model's 28.5 of
+# 32 lanes a step explains. Stalls per issued instruction by reason, and sectors per request (1 for a
+# warp's 32 bytes in one sector, up to 32 when every lane's byte has its own: the frame
+# buffers' pixel stores at different x, the RAM's indexed accesses; local memory: the spills).
+WHY_METRICS = tuple(
+    f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+    for reason in ("long_scoreboard", "short_scoreboard", "wait", "lg_throttle", "mio_throttle",
+                   "branch_resolving", "no_instruction", "math_pipe_throttle", "not_selected",
+                   "selected", "barrier", "drain")) + tuple(
+    f"l1tex__t_{what}_pipe_lsu_mem_{space}_op_{op}.sum"
+    for space in ("global", "local") for op in ("ld", "st") for what in ("sectors", "requests"))
+KERNELS = ("drive_cuda", "agent_step_cuda", "agent_step_cuda_capped", "agent_reset_cuda")
 TARGET = pathlib.Path(__file__).resolve().parent / "profile_target.py"
 
 
@@ -53,13 +66,29 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         record["ncu"] = None
     else:
         report = results / f"ncu_metrics{suffix}.csv"
-        command = [ncu, "--profile-from-start", "off", "-k", f"regex:{'|'.join(KERNELS)}",
-                   "--metrics", ",".join(METRICS),
-                   "--csv", "--page", "raw", "--log-file", str(report), *target]
+        def ncu_command(metrics):
+            return [ncu, "--profile-from-start", "off", "-k", f"regex:{'|'.join(KERNELS)}",
+                    "--metrics", ",".join(metrics),
+                    "--csv", "--page", "raw", "--log-file", str(report), *target]
+
+        command = ncu_command(METRICS + WHY_METRICS)
         record["ncu"] = ncu
         record["report"] = report.name
-    log("profile:", " ".join(command))
     t0 = time.perf_counter()
+    _run(command, record, deadline, log)
+    if record["ncu"] and record["returncode"] != 0 and "metric" in record["output_tail"].lower():
+        # a metric this ncu does not know fails the whole run: the base metrics alone once more
+        record["why_metrics_failed"] = record["output_tail"][-800:]
+        _run(ncu_command(METRICS), record, deadline, log)
+    record["seconds"] = round(time.perf_counter() - t0, 1)
+    append_record(results / "profile.jsonl", record)
+    log(f"profile: return code {record['returncode']} after {record['seconds']} s")
+    log(record["output_tail"][-1500:])
+    return record
+
+
+def _run(command, record: dict, deadline: Deadline, log) -> None:
+    log("profile:", " ".join(command))
     try:
         proc = subprocess.run(command, env=python_env(), capture_output=True, text=True,
                               timeout=max(10.0, deadline.left()))
@@ -69,8 +98,3 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         record["returncode"] = None
         record["error"] = "timed out"
         record["output_tail"] = str(err.stdout or "")[-3000:]
-    record["seconds"] = round(time.perf_counter() - t0, 1)
-    append_record(results / "profile.jsonl", record)
-    log(f"profile: return code {record['returncode']} after {record['seconds']} s")
-    log(record["output_tail"][-1500:])
-    return record

@@ -10,7 +10,7 @@ import pathlib
 import re
 
 from common import read_records
-from ncu_profile import METRICS
+from ncu_profile import METRICS, WHY_METRICS
 
 
 def _fmt(value, digits: int = 0) -> str:
@@ -168,12 +168,45 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
              "|---|---|---|" + "---|" * len(names)]
     for i, r in enumerate(rows):
         where, consoles = ranges[i] if i < len(ranges) else ("?", "?")
-        full = r.get("Kernel Name", "")
-        kernel = re.match(r"(?:[\w:]*::)?(\w+)\[", full)        # with or without its module
-        kernel = kernel.group(1) if kernel else full.split("(")[0][:40]
+        kernel = _kernel_name(r)
         lines.append(f"| {where} | {consoles} | {kernel} | "
                      + " | ".join(r.get(n, "") for n in names) + " |")
-    return lines + [""]
+    lines.append("")
+    why = [m for m in WHY_METRICS if rows and m in rows[0]]
+    if why:
+        stalls = [m for m in why if "_stalled_" in m]
+        spaces = [(space, op) for space in ("global", "local") for op in ("ld", "st")
+                  if f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum" in why]
+        lines += ["Stalls per issued instruction, and sectors per request:", "",
+                  "| range | consoles | kernel | "
+                  + " | ".join(m.split("_stalled_")[1].split("_per_")[0] for m in stalls)
+                  + "".join(f" | sectors/request {space} {op}" for space, op in spaces) + " |",
+                  "|---|---|---|" + "---|" * (len(stalls) + len(spaces))]
+        for i, r in enumerate(rows):
+            where, consoles = ranges[i] if i < len(ranges) else ("?", "?")
+            cells = [r.get(m, "") for m in stalls]
+            for space, op in spaces:
+                sectors = _number(r.get(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum"))
+                requests = _number(r.get(f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"))
+                cells.append(f"{sectors / requests:.2f}" if sectors is not None and requests
+                             else "")
+            lines.append(f"| {where} | {consoles} | {_kernel_name(r)} | " + " | ".join(cells)
+                         + " |")
+        lines.append("")
+    return lines
+
+
+def _number(text):
+    try:
+        return float(str(text).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _kernel_name(row: dict) -> str:
+    full = row.get("Kernel Name", "")
+    kernel = re.match(r"(?:[\w:]*::)?(\w+)\[", full)          # with or without its module
+    return kernel.group(1) if kernel else full.split("(")[0][:40]
 
 
 def training_section(results: pathlib.Path) -> list[str]:
