@@ -217,12 +217,8 @@ def test_scheduled_warp_counts_steps_and_paths():
     assert merged == len(loop) and split == 2 * len(loop) - 1
 
 
-def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
-    from cule_py.batch import gpu_schedule
-    from cule_py.kernels.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
-    monkeypatch.delenv("CULE_PY_GPU_SCHEDULE", raising=False)
-    # the default, and the runbook's idea of it (its throughput stage measures the default first)
-    assert gpu_schedule() == SCANLINE
+def _runbook_throughput():
+    """tools/gpu_runbook/throughput.py as a module (its folder is not a package)."""
     spec = importlib.util.spec_from_file_location(
         "runbook_throughput", REPO / "tools" / "gpu_runbook" / "throughput.py")
     sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
@@ -231,6 +227,16 @@ def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
         spec.loader.exec_module(throughput)
     finally:
         sys.path.remove(str(REPO / "tools" / "gpu_runbook"))
+    return throughput
+
+
+def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
+    from cule_py.batch import gpu_schedule
+    from cule_py.kernels.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
+    monkeypatch.delenv("CULE_PY_GPU_SCHEDULE", raising=False)
+    # the default, and the runbook's idea of it (its throughput stage measures the default first)
+    assert gpu_schedule() == SCANLINE
+    throughput = _runbook_throughput()
     assert SCHEDULES[throughput.DEFAULT_SCHEDULE] == gpu_schedule()
     monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "free")
     assert gpu_schedule() == FREE
@@ -246,14 +252,7 @@ def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch
     from cule_py.kernels import agent_step as K
     monkeypatch.delenv("CULE_PY_GPU_STEP_REGISTERS", raising=False)
     assert gpu_step_registers() == 255
-    spec = importlib.util.spec_from_file_location(
-        "runbook_throughput", REPO / "tools" / "gpu_runbook" / "throughput.py")
-    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
-    try:
-        throughput = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(throughput)
-    finally:
-        sys.path.remove(str(REPO / "tools" / "gpu_runbook"))
+    throughput = _runbook_throughput()
     assert throughput.DEFAULT_REGISTERS == gpu_step_registers()
     # the runbook measures both budgets where they differ, and the capped kernel's cap is the
     # budget it is chosen for
