@@ -4,6 +4,7 @@ cule_py.testing.machine.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -104,3 +105,18 @@ def python_env() -> dict:
 
 def python() -> str:
     return sys.executable
+
+
+@contextlib.contextmanager
+def environment(name: str, value: str):
+    """Environment variable `name` set to `value` inside, as it was after (cule_py reads
+    CULE_PY_GPU_SCHEDULE at power-on and CULE_PY_GPU_STEP_REGISTERS when a vector env is made)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before

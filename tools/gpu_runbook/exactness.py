@@ -135,6 +135,7 @@ for _path in (str(_HERE), str(_REPO)):
     if _path not in sys.path:
         sys.path.append(_path)
 
+from common import environment  # noqa: E402
 from digests import Hasher, action_schedule, as_u64, decode_u64, encode_u64, fold  # noqa: E402
 
 MODES = ("emulator", "vector")
@@ -574,20 +575,6 @@ class EmulatorJob(Job):
         self.host_seconds += time.perf_counter() - t
 
 
-@contextlib.contextmanager
-def _step_registers(budget: int):
-    """CULE_PY_GPU_STEP_REGISTERS for the env built inside (read when it is made)."""
-    before = os.environ.get("CULE_PY_GPU_STEP_REGISTERS")
-    os.environ["CULE_PY_GPU_STEP_REGISTERS"] = str(budget)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("CULE_PY_GPU_STEP_REGISTERS", None)
-        else:
-            os.environ["CULE_PY_GPU_STEP_REGISTERS"] = before
-
-
 class VectorJob(Job):
     def start(self, seq: int) -> None:
         from cule_py.vector import AtariVectorEnv
@@ -596,7 +583,8 @@ class VectorJob(Job):
         xp = b.xp
         t = time.perf_counter()
         self.started_at = t
-        with b.on(self.stream), _step_registers(s.step_registers):
+        with b.on(self.stream), environment("CULE_PY_GPU_STEP_REGISTERS",
+                                                 str(s.step_registers)):
             self.env = AtariVectorEnv(
                 s.game, s.consoles, device=b.emulator_device, autoreset_mode=s.autoreset,
                 episodic_life=True, repeat_action_probability=s.repeat_action_probability,

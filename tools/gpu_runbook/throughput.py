@@ -29,12 +29,11 @@ windows): measure_vector_env for the agent step, measure_emulator for raw frames
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pathlib
 import time
 
-from common import REPO, Deadline, Log, append_record, read_records
+from common import REPO, Deadline, Log, append_record, environment, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
@@ -236,8 +235,8 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         try:
             measure = {"raw": measure_raw, "env_runner": measure_env_runner}.get(
                 item["kind"], measure_vector)
-            with _environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
-                    _environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])):
+            with environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
+                    environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])):
                 record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
             record["error"] = f"{type(err).__name__}: {err}"[:500]
@@ -248,21 +247,6 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         measured += 1
         _free_device(device)
     return {"measured": measured, "not_reached": skipped}
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str):
-    """Environment variable `name` set to `value` for the envs built inside (the schedule is
-    read at power-on, the step's register budget when a vector env is made)."""
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
 
 
 def summary_line(r: dict) -> str:
