@@ -15,8 +15,9 @@ A cluster: on every machine `pip install 'cule_py[rllib]'` and `python -m cule_p
         --envs-per-env-runner 4096 --rollout 32 --learners 4 --gpus-per-learner 1
 
 Without GPUs (what CI runs, tests/test_rl_libraries.py): `--num-cpus 3 --env-runners 2
---envs-per-env-runner 8 --rollout 16 --iterations 2 --minibatch 64`. Each iteration prints the agent steps sampled, the sampling rate, the mean
-episode return and the learner's total loss; the last line is a JSON summary. Keep a rollout
+--envs-per-env-runner 8 --rollout 16 --iterations 2 --minibatch 64`. Each iteration prints the
+agent steps sampled, the sampling rate, the mean episode return and the learner's total loss;
+the last line is a JSON summary. Keep a rollout
 (`envs-per-env-runner x rollout x 28 KB`) to a few hundred MB: it crosses Ray's object store
 (docs/rl-libraries.md has the arithmetic).
 """

@@ -657,7 +657,9 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
 # scheduler, so 65,536 consoles (512 blocks of 128) take two waves; at 128 registers it holds 4
 # and they take one. The price is spill code in the console's loop (tools/gpu_model.py static
 # --kernels step128). Launched instead of agent_step_cuda when CULE_PY_GPU_STEP_REGISTERS=128
-# (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27).
+# (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27). A function of
+# its own, not agent_step_cuda's under a second decorator: numba's cache keys a kernel by its
+# Python function and signature, not its options, so the two would overwrite each other.
 STEP_REGISTER_CAP = 128
 # (numba's CUDA simulator, which runs the kernels in Python, takes no register cap)
 _STEP_CAP = {} if simulator_enabled() else {"max_registers": STEP_REGISTER_CAP}
