@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cule_py.kernels.agent_step import observe
+from cule_py.kernels.agent_step import compare_while_pooling, observe
 from cule_py.kernels.exact_float import mul_f32
 
 rng = np.random.default_rng(2600)
@@ -67,7 +67,7 @@ def test_resize_compiles_without_fused_multiply_add_for_sm90():
 
     def kernel(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, newest, older):
         observe(fb, palette, raw, obs, 0, scratch, cfg, xd, xs, xa, yd, ys, ya, 0, newest,
-                older)
+                older, compare_while_pooling())
 
     def arr(dtype, ndim):
         return types.Array(dtype, ndim, "A")

@@ -21,9 +21,10 @@ NONE, RAW1 = K.SRC_NONE, K.SRC_RAW1
 
 
 @njit(cache=False)
-def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older):
+def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older,
+             fused):
     K.observe(fb, palette, raw, obs, 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-              older)
+              older, fused)
 
 
 def _case(height, rgb, seed):
@@ -48,10 +49,12 @@ def _screen(fb, palette, env, buffer, height, ch):
     return palette[fb[env, buffer, :height]].reshape(height, 160, ch)
 
 
+# fused: equal rows found while pooling (the GPU's way) or in a pass of their own (the CPU's)
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize("height,rgb", [(210, False), (250, False), (210, True)])
 @pytest.mark.parametrize("newest,older", [(0, 1), (1, 0), (1, NONE), (0, RAW1), (NONE, 1),
                                           (NONE, RAW1), (NONE, NONE)])
-def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older):
+def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older, fused):
     fb, palette, raw, cfg, tables, ch = _case(height, rgb, seed=height + 7 * rgb + 3 * newest)
     env = 1
     shape = (height, 160, ch)
@@ -67,7 +70,7 @@ def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older):
     obs = np.zeros((3, 2, 84 * 84 * ch), np.uint8)
     scratch = np.zeros((3, 2, 84 * ch), np.float32)
     _observe(fb, palette, raw, obs, scratch, cfg, *tables, env, np.int32(newest),
-             np.int32(older))
+             np.int32(older), fused)
     expected = resize_area(pooled if rgb else pooled[:, :, 0], 84, 84)
     assert np.array_equal(raw[env, 0].reshape(shape), pooled), "raw[0] is the pooled screen"
     assert np.array_equal(raw[env, 1], before[1]), "raw[1] is only read"

@@ -1,0 +1,712 @@
+"""Where a GPU console-frame's instructions go, per source line, without a GPU (issue 27).
+
+Nsight Compute counts a kernel's thread instructions on a GPU (session 14, H100: 1.99 M a Pong
+console-frame in drive_cuda, 2.7 M in the agent step), but not which source lines issue them;
+numba-cuda gives the SASS no line information by default. This tool estimates that split on a
+machine without a GPU, from two things that are each exact:
+
+* **how often each line runs** (`counts`): the kernel's own Python source executed by numba's
+  CUDA simulator (the code the GPU compiles, minus the CUDA-only overloads: the warp
+  scheduler's loop runs as the free loop, each lane on its own), on consoles that the CPU
+  backend brought to a mid-game state, with a line tracer counting (file, line) per thread;
+* **how many SASS instructions each line compiles to** (`sass`): the kernel compiled offline for
+  sm_90a exactly as tools/gpu_model.py compiles it, but with line information for every device
+  function (numba-cuda's `lineinfo`, which adds no code: the same SASS count as without it),
+  disassembled with nvdisasm -gi, each instruction charged to its innermost source line.
+
+Estimated thread instructions per console-frame = sum over lines of (executions per
+console-frame) x (SASS per inlined copy of the line). Where a line is inlined at several sites
+its copies are averaged, and loop bodies that the compiler unrolled count their unrolled copies
+per execution: the estimate is a map of where the instructions go, to be checked against ncu's
+total on the next GPU run (stage 3 profiles the same kernels), not a measurement.
+
+    python tools/gpu_line_profile.py --game pong --consoles 8 --warmup 100 --steps 2 \\
+        --out benchmarks/results/DIR
+
+writes `counts-GAME-*.json`, `sass-step-*.json` (both cached per kernel source fingerprint; the
+warm-up's kernel arguments in `inputs-*.npz`, reusable across versions of the kernels) and
+`profile-GAME.md`.
+
+    python tools/gpu_line_profile.py --warp --game pong --warmup 300 --out DIR
+
+models one raw frame of a warp of 32 decorrelated consoles instead (drive_cuda's SASS): each
+lane's lines recorded 6507 instruction by instruction with the instruction's scanline key, then
+the warp's instructions as identical consoles would issue them and under the scanline schedule
+(warp_cost), and the lines where the lanes part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+KERNEL_DIR = REPO / "cule_py" / "kernels"
+sys.path.insert(0, str(REPO / "tools"))
+
+
+# ---------------------------------------------------------------------------------------------
+# How often each line runs: the CUDA simulator with a line tracer
+# ---------------------------------------------------------------------------------------------
+class LineCounter:
+    """Counts line executions in files under cule_py/kernels, one Counter per thread (the
+    simulator runs each CUDA thread as a Python thread; a shared Counter's += is not atomic)."""
+
+    def __init__(self, root: pathlib.Path = KERNEL_DIR):
+        self.root = str(root)
+        self.per_thread: list[collections.Counter] = []
+        self._lock = threading.Lock()
+        self._wanted: dict = {}
+
+    def _tracer(self):
+        counts = collections.Counter()
+        with self._lock:
+            self.per_thread.append(counts)
+        wanted = self._wanted
+        root = self.root
+
+        def local(frame, event, arg):
+            if event == "line":
+                counts[(frame.f_code.co_filename, frame.f_lineno)] += 1
+            return local
+
+        def global_(frame, event, arg):
+            code = frame.f_code
+            keep = wanted.get(code.co_filename)
+            if keep is None:
+                keep = wanted[code.co_filename] = code.co_filename.startswith(root)
+            return local if keep else None
+        return global_
+
+    def start(self):
+        def install(frame, event, arg):
+            tracer = self._tracer()
+            sys.settrace(tracer)
+            return tracer(frame, event, arg)
+        threading.settrace(install)
+        sys.settrace(self._tracer())
+
+    def stop(self):
+        sys.settrace(None)
+        threading.settrace(None)
+
+    def total(self) -> collections.Counter:
+        out = collections.Counter()
+        for c in self.per_thread:
+            out.update(c)
+        return out
+
+
+COUNT_CHILD = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    from numba import cuda
+    sys.path.insert(0, sys.argv[3])
+    from gpu_line_profile import LineCounter
+    from cule_py.kernels import agent_step as K
+
+    assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    d = dict(np.load(sys.argv[1]))
+    count, steps = int(d["count"]), int(sys.argv[4])
+    args = [d[f"a{i}"] for i in range(count)]
+    args = [int(a) if a.ndim == 0 else a for a in args]
+    args[3] = np.ascontiguousarray(args[3].T).T           # state field-major, as on the GPU
+    n = args[3].shape[0]
+    counter = LineCounter()
+    start = time.perf_counter()
+    counter.start()
+    try:
+        for _ in range(steps):
+            K.agent_step_cuda[1, n](*args)
+    finally:
+        counter.stop()
+    seconds = time.perf_counter() - start
+    total = counter.total()
+    json.dump({"seconds": seconds, "threads": len(counter.per_thread),
+               "lines": {f"{f}:{l}": c for (f, l), c in total.items()}},
+              open(sys.argv[2], "w"))
+    print(f"traced {steps} agent steps x {n} consoles in {seconds:.1f} s")
+""")
+
+
+def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.Path) -> None:
+    """agent_step_cuda's arguments for `consoles` consoles of `game` (v5 settings) after
+    `warmup` random steps on the CPU backend, saved to `path` (npz). They depend on the state
+    layout, not on the kernel code, so one file serves the line counts of several versions
+    of the kernels (each version would otherwise compile the CPU backend for the warm-up)."""
+    import numpy as np
+    from cule_py.vector import AtariVectorEnv
+
+    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, seed=seed)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    n_actions = env.single_action_space.n
+    for _ in range(warmup):
+        env.step(rng.integers(0, n_actions, consoles))
+    env._actions[:] = rng.integers(0, n_actions, consoles)
+    args = env._step_args(env._all)
+    np.savez(path, count=len(args), frameskip=int(getattr(env, "_frameskip", 4)),
+             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
+
+
+def line_counts(game: str, consoles: int, warmup: int, steps: int, seed: int = 0,
+                inputs: pathlib.Path | None = None) -> dict:
+    """Executions of each kernel source line in `steps` agent steps from `inputs` (made by
+    step_inputs if absent)."""
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if inputs is None:
+            inputs = pathlib.Path(tmp) / "in.npz"
+        if not inputs.exists():
+            step_inputs(game, consoles, warmup, seed, inputs)
+        outputs = pathlib.Path(tmp) / "out.json"
+        frameskip = int(np.load(inputs)["frameskip"])
+        child_env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+        child_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO), child_env.get("PYTHONPATH")) if p)
+        proc = subprocess.run([sys.executable, "-c", COUNT_CHILD, str(inputs), str(outputs),
+                               str(REPO / "tools"), str(steps)], env=child_env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+        result = json.loads(outputs.read_text())
+    result.update(game=game, consoles=consoles, warmup=warmup, steps=steps, seed=seed,
+                  frames=consoles * steps * frameskip)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# A warp of 32 under the scanline schedule: each lane's lines, 6507 instruction by instruction
+# ---------------------------------------------------------------------------------------------
+class StepRecorder:
+    """Per thread, the lines each 6507 instruction ran, with the instruction's scanline key
+    (warp_schedule.schedule_key under `scanline`, taken when cpu6507's `step` is entered):
+    a list of (key, path), a path being a tuple of (line id, runs), interned. Lines before the
+    first instruction or after the last get key None."""
+
+    def __init__(self, root: pathlib.Path = KERNEL_DIR):
+        self.root = str(root)
+        self.lanes: dict = {}
+        self.line_ids: dict = {}
+        self.paths: dict = {}
+        self._lock = threading.Lock()
+
+    def _tracer(self, lane):
+        import numpy as np
+        from cule_py.kernels import layout as L
+        from cule_py.kernels.warp_schedule import SCANLINE, schedule_key
+
+        records = []
+        current = collections.Counter()
+        state = {"key": None}
+        ids, paths, root = self.line_ids, self.paths, self.root
+
+        def close():
+            if current:
+                path = tuple(sorted(current.items()))
+                path = paths.setdefault(path, path)
+                records.append((state["key"], path))
+                current.clear()
+
+        def local(frame, event, arg):
+            if event == "line":
+                key = (frame.f_code.co_filename, frame.f_lineno)
+                line = ids.get(key)
+                if line is None:
+                    line = ids.setdefault(key, len(ids))
+                current[line] += 1
+            return local
+
+        def global_(frame, event, arg):
+            code = frame.f_code
+            if not code.co_filename.startswith(root):
+                return None
+            if code.co_name == "step" and code.co_filename.endswith("cpu6507.py"):
+                close()
+                f = frame.f_locals
+                st, env = f["bus"][3], f["bus"][5]
+                state["key"] = int(schedule_key(SCANLINE, f["pc"], f["clk"],
+                                                np.int64(st[env, L.TIA_FRAME_START])))
+            return local
+        return global_, records, close
+
+    def start(self):
+        closers = self._closers = []
+
+        def install(frame, event, arg):
+            tracer, records, close = self._tracer(threading.get_ident())
+            with self._lock:
+                self.lanes[threading.get_ident()] = records
+                closers.append(close)
+            sys.settrace(tracer)
+            return tracer(frame, event, arg)
+        threading.settrace(install)
+
+    def stop(self):
+        threading.settrace(None)
+        for close in self._closers:
+            close()
+
+
+WARP_CHILD = textwrap.dedent("""
+    import json, pickle, sys, time
+    import numpy as np
+    from numba import cuda
+    sys.path.insert(0, sys.argv[3])
+    from gpu_line_profile import StepRecorder
+    from cule_py.kernels import console as K
+
+    assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
+    d = dict(np.load(sys.argv[1]))
+    st = np.ascontiguousarray(d["st"].T).T                 # field-major memory, as on the GPU
+    ram = np.ascontiguousarray(d["ram"].T).T
+    fb = d["fb"].copy()
+    n = st.shape[0]
+    recorder = StepRecorder()
+    start = time.perf_counter()
+    recorder.start()
+    try:
+        K.run_frames_cuda[1, n](d["rom"], int(d["scheme"]), ram, st, fb, 1, np.ones(n, np.bool_))
+    finally:
+        recorder.stop()
+    lines = {v: f"{f}:{l}" for (f, l), v in recorder.line_ids.items()}
+    lanes = [r for r in recorder.lanes.values() if r]
+    pickle.dump({"lines": lines, "lanes": lanes, "seconds": time.perf_counter() - start},
+                open(sys.argv[2], "wb"))
+    print(f"recorded {len(lanes)} lanes in {time.perf_counter() - start:.1f} s")
+""")
+
+
+def warp_records(game: str, warmup: int, seed: int, out_dir: pathlib.Path) -> dict:
+    """Each lane's (key, path) records for one raw frame of a warp of 32 consoles of `game`,
+    brought apart by `warmup` frames of random actions (sticky 0.25) on the CPU backend."""
+    import pickle
+
+    import numpy as np
+    from cule_py.batch import ConsoleBatch
+
+    inputs = out_dir / f"warp-inputs-{game}-{warmup}-{seed}.npz"
+    if not inputs.exists():
+        consoles = ConsoleBatch(game, 32, env_seed=seed, repeat_action_probability=0.25)
+        rng = np.random.default_rng(seed)
+        actions = np.asarray(consoles.game.minimal_actions)
+        for _ in range(warmup):
+            consoles.act(actions[rng.integers(0, len(actions), 32)])
+        np.savez(inputs, rom=consoles.rom_bytes, scheme=consoles.scheme, ram=consoles.ram,
+                 st=consoles.state, fb=consoles.frame_buffers)
+    with tempfile.TemporaryDirectory() as tmp:
+        outputs = pathlib.Path(tmp) / "out.pickle"
+        child_env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+        child_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO), child_env.get("PYTHONPATH")) if p)
+        proc = subprocess.run([sys.executable, "-c", WARP_CHILD, str(inputs), str(outputs),
+                               str(REPO / "tools")], env=child_env, capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+        with open(outputs, "rb") as f:
+            return pickle.load(f)
+
+
+# The GPU's byte-at-a-time pixel loops (render.store_bytes, render.fill_pixels): a what-if
+# divides their SASS by 8, as if each iteration stored a block of 8 pixels (ragged ends ignored:
+# an optimistic bound for frame buffers the kernels could store in 64-bit blocks).
+BYTE_LOOP_LINES = ("while x < stop:", "fb[env, buf, row, np.uint32(x)] = value", "x += 1",
+                   "fb[env, buf, row, np.uint32(x)] = np.uint8(rest & BYTE)", "rest >>= U64_8")
+
+
+def byte_loop_scale(factor: float) -> dict:
+    """warp_cost's `scale` for the what-if above: render.py's byte-loop lines times `factor`."""
+    lines = (KERNEL_DIR / "render.py").read_text().splitlines()
+    return {f"render.py:{i + 1}": factor for i, text in enumerate(lines)
+            if text.strip() in BYTE_LOOP_LINES}
+
+
+def warp_cost(records: dict, sass: dict, scale: dict | None = None) -> dict:
+    """The warp's instructions for its frame, two ways: as 32 identical consoles would issue them
+    (each lane's own path, the mean over lanes: no divergence) and under the scanline schedule
+    (each round, the lanes at the smallest key run one instruction; the warp issues every line
+    any of them runs, as often as the lane that runs it most: SIMT without reconvergence
+    inside a line). Also, per line, what divergence adds (the warp's count minus the mean
+    lane's), to say where the lanes part."""
+    import heapq
+
+    static = {_relative(k): v for k, v in sass["lines"].items()}
+    names = {int(i): _relative(name) for i, name in records["lines"].items()}
+    scale = scale or {}
+    per_copy = {i: (static[n]["sass"] / max(static[n]["copies"], 1)) * scale.get(n, 1.0)
+                if n in static else 0.0 for i, n in names.items()}
+    lanes = records["lanes"]
+    per_step = scheduled_step_sass(sass)           # each instruction's loop, lane and warp
+    thread = sum(sum(per_copy[l] * c for _, path in lane for l, c in path)
+                 + per_step * sum(1 for key, _ in lane if key is not None) for lane in lanes)
+    # scanline rounds: merge the lanes' records by key; lanes advance one record per round
+    position = [0] * len(lanes)
+    heap = [(lane[0][0] if lane[0][0] is not None else -1, i) for i, lane in enumerate(lanes)]
+    heapq.heapify(heap)
+    warp = 0.0
+    rounds = 0
+    active_total = 0
+    extra = collections.Counter()
+    while heap:
+        key = heap[0][0]
+        group = []
+        while heap and heap[0][0] == key:
+            group.append(heapq.heappop(heap)[1])
+        most = collections.Counter()
+        runs = collections.Counter()
+        for i in group:
+            for line, count in lanes[i][position[i]][1]:
+                runs[line] += count
+                if count > most[line]:
+                    most[line] = count
+        cost = sum(per_copy[l] * c for l, c in most.items())
+        for line, count in most.items():
+            extra[line] += per_copy[line] * (count * len(group) - runs[line]) / len(lanes)
+        warp += cost + (per_step if key is not None and key >= 0 else 0)
+        rounds += 1
+        active_total += len(group)
+        for i in group:
+            position[i] += 1
+            if position[i] < len(lanes[i]):
+                k = lanes[i][position[i]][0]
+                heapq.heappush(heap, (k if k is not None else (1 << 40), i))
+    identical = thread / len(lanes)
+    return {"lanes": len(lanes), "thread_per_console_frame": identical,
+            "warp_identical": identical, "warp_scanline": warp, "rounds": rounds,
+            "lanes_per_round": active_total / max(rounds, 1),
+            "lanes_per_warp_instruction": thread / max(warp, 1),
+            "divergence_by_line": {names[l]: v for l, v in extra.most_common(25)}}
+
+
+# ---------------------------------------------------------------------------------------------
+# How many SASS instructions each line compiles to
+# ---------------------------------------------------------------------------------------------
+_LOCATION = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
+_FUNCTION_START = re.compile(r"^(\$\S+:|\.section\s+\.text\.)")
+_SASS = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
+
+
+def sass_lines(sass: str) -> dict:
+    """Per (file, line): SASS instructions charged to it and its distinct inlined copies, over
+    the whole disassembly. nvdisasm -gi puts a group of `//## File` lines before an instruction
+    whose location changes: the innermost line first, then each call site it was inlined at,
+    outwards; a copy is the line with its chain of call sites."""
+    per: dict = collections.defaultdict(lambda: {"sass": 0, "copies": set(), "spill": 0})
+    where, chain, in_group = None, (), False
+    group: list = []
+    for raw in sass.splitlines():
+        line = raw.strip()
+        if _FUNCTION_START.match(line):
+            # a function's code starts; the runtime's (64-bit division...) has no lines
+            where, chain, in_group = None, (), False
+            continue
+        if line.startswith("//## File"):
+            m = _LOCATION.search(line)
+            if m is None:
+                continue
+            if not in_group:
+                group = []
+                in_group = True
+            group.append((m.group(1), int(m.group(2))))
+            where, chain = group[0], tuple(group[1:])
+            continue
+        in_group = False
+        m = _SASS.match(raw)
+        if m and where is not None:
+            entry = per[where]
+            entry["sass"] += 1
+            entry["copies"].add(chain)
+            if "SpillRefill" in raw:
+                entry["spill"] += 1
+    return {f"{f}:{l}": {"sass": v["sass"], "copies": len(v["copies"]), "spill": v["spill"]}
+            for (f, l), v in per.items()}
+
+
+_LABEL = re.compile(r'^("?)([-\w.$]+)\1:')
+_BRANCH_TARGET = re.compile(r'label %("?)([-\w.$]+)\1')
+_METADATA_ID = re.compile(r"!(\d+)\b")
+
+
+def without_unrolling(llvm_ir: str) -> str:
+    """`llvm_ir` with every loop marked llvm.loop.unroll.disable: every branch to a block at or
+    before its own (numba lays a function's blocks out in source order, so a loop's back edge
+    jumps backwards; a mark on any other branch is ignored). Unrolled, a loop body's line holds
+    its SASS several times over while the simulator counts one run per iteration."""
+    lines = llvm_ir.splitlines()
+    next_id = max((int(m) for m in _METADATA_ID.findall(llvm_ir)), default=0) + 1
+    disable = next_id
+    next_id += 1
+    extra = [f'!{disable} = !{{!"llvm.loop.unroll.disable"}}']
+    out = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.startswith("define "):
+            out.append(line)
+            i += 1
+            continue
+        end = i
+        while lines[end] != "}":
+            end += 1
+        body = lines[i:end + 1]
+        order = {}
+        for k, text in enumerate(body):
+            m = _LABEL.match(text)
+            if m:
+                order[m.group(2)] = k
+        block = 0
+        for k, text in enumerate(body):
+            if _LABEL.match(text):
+                block = k
+            stripped = text.lstrip()
+            if stripped.startswith("br "):
+                targets = [order.get(t[1], 1 << 30) for t in _BRANCH_TARGET.findall(stripped)]
+                if any(t <= block for t in targets):
+                    text = f"{text}, !llvm.loop !{next_id}"
+                    extra.append(f"!{next_id} = distinct !{{!{next_id}, !{disable}}}")
+                    next_id += 1
+            out.append(text)
+        i = end + 1
+    return "\n".join(out + extra) + "\n"
+
+
+def enable_line_information(unroll: bool = False) -> None:
+    """Make numba-cuda give every device function line information (SASS unchanged: the same
+    registers, spills and instruction count as without it, checked on drive_cuda). numba-cuda
+    compiles each register_jitable callee with that callee's options, which never ask for it;
+    and its debug metadata carries names NVVM rejects ("Symbol name with unsupported
+    characters": qualified names with <locals>, tuple members named "<field 0>"), so the
+    subprograms get plain names and no variables or argument types: lines are all we need.
+    Unless `unroll`, loops are also kept rolled (without_unrolling), so that a loop body's
+    SASS is one iteration's."""
+    import numba.cuda.compiler as compiler
+    import numba.cuda.cudadrv.nvvm as nvvm
+    import numba.cuda.debuginfo as debuginfo
+    import numba.cuda.dispatcher as cdisp
+
+    original = compiler.compile_cuda
+
+    def with_lines(*args, **kwargs):
+        if not kwargs.get("debug"):
+            kwargs["lineinfo"] = True
+        return original(*args, **kwargs)
+    compiler.compile_cuda = cdisp.compile_cuda = with_lines
+
+    if not unroll:
+        replace = nvvm.llvm_replace
+        nvvm.llvm_replace = lambda llvm_ir: without_unrolling(replace(llvm_ir))
+
+    mark_subprogram = debuginfo.DIBuilder.mark_subprogram
+
+    def plain_named(self, function, qualname, argnames, argtypes, line):
+        return mark_subprogram(self, function, re.sub(r"[^A-Za-z0-9_.]", "_", qualname),
+                               argnames, argtypes, line)
+
+    def untyped(self, line, function, argmap):
+        return self.module.add_debug_info("DISubroutineType",
+                                          {"types": self.module.add_metadata([])})
+    debuginfo.DIBuilder.mark_subprogram = plain_named
+    for cls in (debuginfo.DIBuilder, debuginfo.CUDADIBuilder):
+        cls.mark_variable = lambda self, *a, **k: None
+        cls.update_variable = lambda self, *a, **k: None
+        cls._di_subroutine_type = untyped
+
+
+SASS_CHILD = textwrap.dedent("""
+    import json, pathlib, subprocess, sys, tempfile
+    sys.path.insert(0, sys.argv[3])
+    import gpu_model as g
+    import numba.cuda.dispatcher as cdisp
+    from gpu_line_profile import enable_line_information, sass_lines
+
+    enable_line_information()
+    which = sys.argv[1]
+    with g.offline_cuda():
+        kernel, signature = g.kernel_signature(which)
+        options = dict(kernel.targetoptions, lineinfo=True)
+        library = cdisp._Kernel(kernel.py_func, signature, **options)._codelibrary
+        log, cubin = g.link(library, ("-lineinfo",))
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin_path = pathlib.Path(tmp) / "kernel.cubin"
+        cubin_path.write_bytes(cubin)
+        sass = subprocess.run([g.find_nvdisasm(), "-c", "-gi", str(cubin_path)],
+                              capture_output=True, text=True, check=True).stdout
+    row = g.analyse(g.KERNELS.get(which, which), cubin, log)
+    json.dump({"kernel": which, "sass_total": row["sass"], "registers": row["registers"],
+               "spill_store_bytes": row.get("spill_store_bytes"),
+               "lines": sass_lines(sass)}, open(sys.argv[2], "w"))
+""")
+
+
+def line_sass(which: str, out_dir: pathlib.Path) -> dict:
+    """SASS per source line of kernel `which` (gpu_model.KERNELS key), cached in `out_dir` per
+    kernel source fingerprint (a compile takes minutes)."""
+    from cule_py._jit_cache import FINGERPRINT
+
+    path = out_dir / f"sass-{which}-{FINGERPRINT[:12]}.json"
+    if not path.exists():
+        subprocess.run([sys.executable, "-c", SASS_CHILD, which, str(path),
+                        str(REPO / "tools")], check=True)
+    return json.loads(path.read_text())
+
+
+# ---------------------------------------------------------------------------------------------
+# The estimate
+# ---------------------------------------------------------------------------------------------
+def _relative(key: str) -> str:
+    """`file:line` relative to cule_py/kernels, wherever the counted or compiled tree was."""
+    path, line = key.rsplit(":", 1)
+    marker = "/cule_py/kernels/"
+    if marker in path:
+        path = path.split(marker, 1)[1]
+    return f"{path}:{line}"
+
+
+def scheduled_step_sass(sass: dict) -> float:
+    """SASS of the GPU's console loop a 6507 instruction (warp_schedule's loop: the key, the
+    vote, the loop's tests, its spill refills). The simulator runs console.run_instructions'
+    free loop instead, whose lines have no SASS in the GPU's kernels; the instruction count is
+    the same, so each counted instruction is charged this. Lines run once a frame (`together`)
+    or only on the free schedule are left out."""
+    total = 0.0
+    for key, info in sass["lines"].items():
+        name = _relative(key)
+        if not name.startswith("warp_schedule.py:"):
+            continue
+        text = source_text(name)
+        if text.startswith(("together =", "if not running", "go = True", "break")):
+            continue
+        total += info["sass"] / max(info["copies"], 1)
+    return total
+
+
+def _instructions(counts: dict) -> float:
+    """6507 instructions counted: runs of the free loop's cpu_step line."""
+    return sum(c for k, c in counts["lines"].items()
+               if _relative(k).startswith("console.py:")
+               and source_text(_relative(k)).startswith("pc, a, x, y, s, p, clk, jammed = cpu_step"))
+
+
+def estimate(counts: dict, sass: dict) -> dict:
+    """Per line: executions per console-frame, SASS per copy, estimated thread instructions per
+    console-frame; and the totals by file."""
+    frames = counts["frames"]
+    static = {_relative(k): v for k, v in sass["lines"].items()}
+    rows = []
+    unmatched = 0.0
+    for key, executions in counts["lines"].items():
+        name = _relative(key)
+        per_frame = executions / frames
+        info = static.get(name)
+        if info is None:
+            unmatched += per_frame
+            rows.append({"line": name, "per_frame": per_frame, "sass_per_copy": None,
+                         "instructions": 0.0})
+            continue
+        per_copy = info["sass"] / max(info["copies"], 1)
+        rows.append({"line": name, "per_frame": per_frame, "sass_per_copy": per_copy,
+                     "instructions": per_frame * per_copy, "spill": info["spill"]})
+    per_step = scheduled_step_sass(sass)
+    steps = _instructions(counts) / frames
+    rows.append({"line": "warp_schedule.py:loop", "per_frame": steps, "sass_per_copy": per_step,
+                 "instructions": steps * per_step, "spill": 0})
+    rows.sort(key=lambda r: -r["instructions"])
+    by_file = collections.Counter()
+    for r in rows:
+        by_file[r["line"].rsplit(":", 1)[0]] += r["instructions"]
+    total = sum(by_file.values())
+    return {"total": total, "by_file": dict(by_file.most_common()), "rows": rows,
+            "line_executions_without_sass": unmatched}
+
+
+def source_text(name: str) -> str:
+    path, line = name.rsplit(":", 1)
+    try:
+        return (KERNEL_DIR / path).read_text().splitlines()[int(line) - 1].strip()[:70]
+    except (OSError, IndexError, ValueError):
+        return ""
+
+
+def markdown(result: dict, counts: dict, sass: dict, top: int = 40) -> str:
+    out = [f"Game {counts['game']}, {counts['consoles']} consoles, {counts['steps']} agent steps "
+           f"after {counts['warmup']} (v5), {counts['frames']} console-frames; kernel "
+           f"{sass['kernel']} ({sass['sass_total']} SASS).",
+           "",
+           f"Estimated thread instructions per console-frame: **{result['total']:,.0f}**",
+           "",
+           "| file | instructions per console-frame | share |", "|---|---|---|"]
+    for f, v in result["by_file"].items():
+        out.append(f"| {f} | {v:,.0f} | {v / result['total']:.1%} |")
+    out += ["", "| line | runs per console-frame | SASS per copy | instructions | share | source |",
+            "|---|---|---|---|---|---|"]
+    for r in result["rows"][:top]:
+        per_copy = "-" if r["sass_per_copy"] is None else f"{r['sass_per_copy']:.1f}"
+        out.append(f"| {r['line']} | {r['per_frame']:,.1f} | {per_copy} | "
+                   f"{r['instructions']:,.0f} | {r['instructions'] / result['total']:.1%} | "
+                   f"`{source_text(r['line'])}` |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="pong")
+    parser.add_argument("--consoles", type=int, default=8)
+    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kernel", default="step", help="gpu_model.KERNELS key for the SASS")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--warp", action="store_true",
+                        help="one raw frame of a warp of 32 (drive_cuda's SASS): identical "
+                             "consoles against the scanline schedule; --warmup in frames")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.warp:
+        start = time.perf_counter()
+        records = warp_records(args.game, args.warmup, args.seed, args.out)
+        print(f"recorded in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        sass = line_sass("drive", args.out)
+        result = warp_cost(records, sass)
+        block = warp_cost(records, sass, byte_loop_scale(1 / 8))
+        result["what_if_8_pixel_stores"] = {k: block[k] for k in (
+            "warp_identical", "warp_scanline", "lanes_per_warp_instruction")}
+        result.update(game=args.game, warmup_frames=args.warmup, seed=args.seed)
+        (args.out / f"warp-{args.game}.json").write_text(json.dumps(result, indent=1))
+        print(json.dumps(result, indent=1))
+        return 0
+    from cule_py._jit_cache import FINGERPRINT
+
+    # line numbers are only valid for the sources they were counted on
+    counts_path = args.out / f"counts-{args.game}-{FINGERPRINT[:12]}.json"
+    if counts_path.exists():
+        counts = json.loads(counts_path.read_text())
+    else:
+        start = time.perf_counter()
+        inputs = args.out / f"inputs-{args.game}-{args.consoles}x{args.warmup}-{args.seed}.npz"
+        counts = line_counts(args.game, args.consoles, args.warmup, args.steps, args.seed,
+                             inputs)
+        counts_path.write_text(json.dumps(counts))
+        print(f"counted in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    sass = line_sass(args.kernel, args.out)
+    result = estimate(counts, sass)
+    text = markdown(result, counts, sass, args.top)
+    (args.out / f"profile-{args.game}.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
