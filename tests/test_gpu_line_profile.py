@@ -108,3 +108,37 @@ def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     # charged once per 6507 instruction
     loop = next(r for r in result["rows"] if r["line"] == "warp_schedule.py:loop")
     assert loop["per_frame"] > 1000 and loop["sass_per_copy"] > 20
+
+
+def _records(lanes, lines):
+    return {"lines": {i: f"{glp.KERNEL_DIR}/{name}" for i, name in lines.items()},
+            "lanes": lanes}
+
+
+def test_warp_cost_issues_each_round_as_its_busiest_lane():
+    kernels = str(glp.KERNEL_DIR)
+    sass = {"lines": {f"{kernels}/tia.py:10": {"sass": 2, "copies": 1, "spill": 0}}}
+    lines = {0: "tia.py:10"}
+    # two lanes at the same key: one round, the warp runs the line 3 times (lane 0's count)
+    together = glp.warp_cost(_records([[(5, ((0, 3),))], [(5, ((0, 1),))]], lines), sass)
+    assert together["rounds"] == 1 and together["lanes_per_round"] == 2
+    assert together["warp_identical"] == pytest.approx((3 + 1) * 2 / 2)
+    assert together["warp_scanline"] == pytest.approx(3 * 2)
+    assert together["divergence_by_line"] == {"tia.py:10": pytest.approx((3 - 1) * 2 / 2)}
+    # at different keys: two rounds, each lane's count alone
+    apart = glp.warp_cost(_records([[(5, ((0, 3),))], [(6, ((0, 1),))]], lines), sass)
+    assert apart["rounds"] == 2 and apart["warp_scanline"] == pytest.approx((3 + 1) * 2)
+    assert apart["lanes_per_warp_instruction"] == pytest.approx(1.0)
+
+
+def test_block_store_what_if_counts_blocks_and_partial_ends():
+    text = (glp.KERNEL_DIR / "render.py").read_text().splitlines()
+    test = next(i + 1 for i, line in enumerate(text)
+                if line.strip() == "while x < stop:"
+                and text[i + 1].strip() == "fb[env, buf, row, np.uint32(x)] = value")
+    lines = {0: f"render.py:{test}", 1: f"render.py:{test + 1}", 2: f"render.py:{test + 2}",
+             3: "tia.py:10"}
+    # one run of 40 pixels: its test ran 41 times; now 40 / 8 + 2 iterations, the test one more
+    records = _records([[(5, ((0, 41), (1, 40), (2, 40), (3, 7)))]], lines)
+    path = dict(glp.block_store_records(records)["lanes"][0][0][1])
+    assert path == {0: pytest.approx(8), 1: pytest.approx(7), 2: pytest.approx(7), 3: 7}
