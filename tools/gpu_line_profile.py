@@ -139,6 +139,18 @@ COUNT_CHILD = textwrap.dedent("""
 """)
 
 
+def run_simulated(child: str, inputs: pathlib.Path, outputs: pathlib.Path, *args) -> None:
+    """Run `child` (Python source) under numba's CUDA simulator in a process of its own (the
+    simulator must be chosen before numba is imported): argv inputs, outputs, tools dir, args."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", child, str(inputs), str(outputs),
+                           str(REPO / "tools"), *map(str, args)], env=env, capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+
+
 def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.Path) -> None:
     """agent_step_cuda's arguments for `consoles` consoles of `game` (v5 settings) after
     `warmup` random steps on the CPU backend, saved to `path` (npz). They depend on the state
@@ -172,14 +184,7 @@ def line_counts(game: str, consoles: int, warmup: int, steps: int, seed: int = 0
             step_inputs(game, consoles, warmup, seed, inputs)
         outputs = pathlib.Path(tmp) / "out.json"
         frameskip = int(np.load(inputs)["frameskip"])
-        child_env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-        child_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), child_env.get("PYTHONPATH")) if p)
-        proc = subprocess.run([sys.executable, "-c", COUNT_CHILD, str(inputs), str(outputs),
-                               str(REPO / "tools"), str(steps)], env=child_env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+        run_simulated(COUNT_CHILD, inputs, outputs, steps)
         result = json.loads(outputs.read_text())
     result.update(game=game, consoles=consoles, warmup=warmup, steps=steps, seed=seed,
                   frames=consoles * steps * frameskip)
@@ -313,14 +318,7 @@ def warp_records(game: str, warmup: int, seed: int, out_dir: pathlib.Path) -> di
             return pickle.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         outputs = pathlib.Path(tmp) / "out.pickle"
-        child_env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-        child_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), child_env.get("PYTHONPATH")) if p)
-        proc = subprocess.run([sys.executable, "-c", WARP_CHILD, str(inputs), str(outputs),
-                               str(REPO / "tools")], env=child_env, capture_output=True,
-                              text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+        run_simulated(WARP_CHILD, inputs, outputs)
         outputs.replace(cached)
     with open(cached, "rb") as f:
         return pickle.load(f)
