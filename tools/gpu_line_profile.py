@@ -58,6 +58,16 @@ sys.path.insert(0, str(REPO / "tools"))
 # ---------------------------------------------------------------------------------------------
 # How often each line runs: the CUDA simulator with a line tracer
 # ---------------------------------------------------------------------------------------------
+def trace_new_threads(make_tracer) -> None:
+    """Trace every thread started from now on (numba's simulator runs each CUDA thread as a
+    Python thread) with a tracer of its own, made in that thread by `make_tracer()`."""
+    def install(frame, event, arg):
+        tracer = make_tracer()
+        sys.settrace(tracer)
+        return tracer(frame, event, arg)
+    threading.settrace(install)
+
+
 class LineCounter:
     """Counts line executions in files under cule_py/kernels, one Counter per thread (the
     simulator runs each CUDA thread as a Python thread; a shared Counter's += is not atomic)."""
@@ -89,15 +99,9 @@ class LineCounter:
         return global_
 
     def start(self):
-        def install(frame, event, arg):
-            tracer = self._tracer()
-            sys.settrace(tracer)
-            return tracer(frame, event, arg)
-        threading.settrace(install)
-        sys.settrace(self._tracer())
+        trace_new_threads(self._tracer)
 
     def stop(self):
-        sys.settrace(None)
         threading.settrace(None)
 
     def total(self) -> collections.Counter:
@@ -167,7 +171,13 @@ def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.
         env.step(rng.integers(0, n_actions, consoles))
     env._actions[:] = rng.integers(0, n_actions, consoles)
     args = env._step_args(env._all)
-    np.savez(path, count=len(args), frameskip=int(getattr(env, "_frameskip", 4)),
+    # frames a step, from the step's own configuration (the counts are per console-frame)
+    from cule_py.kernels import agent_step as K
+
+    skip_lo, skip_hi = int(env._cfg[K.C_SKIP_LO]), int(env._cfg[K.C_SKIP_HI])
+    if skip_hi - skip_lo > 1:
+        raise ValueError("a random frameskip leaves frames a step unknown: use a fixed one")
+    np.savez(path, count=len(args), frameskip=skip_lo,
              **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
 
 
@@ -249,14 +259,13 @@ class StepRecorder:
     def start(self):
         closers = self._closers = []
 
-        def install(frame, event, arg):
+        def make_tracer():
             tracer, records, close = self._tracer(threading.get_ident())
             with self._lock:
                 self.lanes[threading.get_ident()] = records
                 closers.append(close)
-            sys.settrace(tracer)
-            return tracer(frame, event, arg)
-        threading.settrace(install)
+            return tracer
+        trace_new_threads(make_tracer)
 
     def stop(self):
         threading.settrace(None)
