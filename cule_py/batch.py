@@ -164,7 +164,9 @@ class ConsoleBatch:
         self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
         self.ram = self.memory[:, :128]
         self.cart_ram = self.memory[:, 128:]
-        self.frame_buffers = zeros((n,) + L.FRAME_BUFFER_SHAPE, np.uint8)
+        # 8 pixels a uint64 word (kernels/frame_buffer.py); screen() and screens_rgb() read them
+        # as pixels.
+        self.frame_buffers = zeros((n,) + L.FRAME_BUFFER_SHAPE, L.FRAME_BUFFER_DTYPE)
         self.logic = zeros((n, game_logic.LOGIC_FIELDS), np.int32)
         self.env_rng = zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._rows = zeros(n, np.int32)
@@ -343,10 +345,8 @@ class ConsoleBatch:
     def screen(self):
         """(num_envs, height, 160) palette indices of each console's last frame (a fresh
         C-contiguous array, on the batch's device)."""
-        xp = self.xp
-        rows = xp.arange(self.num_envs)
-        return xp.ascontiguousarray(
-            self.frame_buffers[rows, self.state[:, L.TIA_BUFFER], :self.height])
+        rows = self.xp.arange(self.num_envs)
+        return _pixels(self.frame_buffers[rows, self.state[:, L.TIA_BUFFER], :self.height])
 
     def screens_rgb(self, rows=None, out=None):
         """(len(rows), height, 160, 3) uint8 RGB (ALE's getScreenRGB) of the last frame of
@@ -355,13 +355,13 @@ class ConsoleBatch:
         device) where given."""
         if self.gpu is None:
             rows = np.arange(self.num_envs) if rows is None else rows
-            return palette.frame_buffers_to_rgb(self.frame_buffers, rows,
+            return palette.frame_buffers_to_rgb(self.frame_buffers.view(np.uint8), rows,
                                                 self.state[rows, L.TIA_BUFFER], self.height,
                                                 self.pal, out)
         rows = self.xp.arange(self.num_envs) if rows is None else rows
         table = self.gpu.constant(np.asarray(palette.PAL_RGB if self.pal else palette.NTSC_RGB,
                                              np.uint8))
-        rgb = table[self.frame_buffers[rows, self.state[rows, L.TIA_BUFFER], :self.height]]
+        rgb = table[_pixels(self.frame_buffers[rows, self.state[rows, L.TIA_BUFFER], :self.height])]
         if out is None:
             return rgb
         if out.shape != rgb.shape or out.dtype != np.uint8:
@@ -487,6 +487,13 @@ class ConsoleBatch:
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""
         return int(np.ceil(self.repeat_action_probability * 2.0 ** 32))
+
+
+def _pixels(words):
+    """(..., 160) uint8 palette indices of frame-buffer words (..., 20) (a fresh C-contiguous
+    array: the words are copied first where they are a strided view)."""
+    words = words.copy() if not words.flags.c_contiguous else words
+    return words.view(np.uint8)
 
 
 def _checked_probability(p) -> float:

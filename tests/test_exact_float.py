@@ -72,7 +72,7 @@ def test_resize_compiles_without_fused_multiply_add_for_sm90():
     def arr(dtype, ndim):
         return types.Array(dtype, ndim, "A")
 
-    signature = (arr(types.uint8, 4), arr(types.uint8, 2),
+    signature = (arr(types.uint64, 4), arr(types.uint8, 2),
                  arr(types.uint8, 3), arr(types.uint8, 3), arr(types.float32, 3),
                  arr(types.int32, 1), arr(types.int32, 1), arr(types.int32, 1),
                  arr(types.float32, 1), arr(types.int32, 1), arr(types.int32, 1),

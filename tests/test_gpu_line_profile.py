@@ -131,14 +131,3 @@ def test_warp_cost_issues_each_round_as_its_busiest_lane():
     assert apart["lanes_per_warp_instruction"] == pytest.approx(1.0)
 
 
-def test_block_store_what_if_counts_blocks_and_partial_ends():
-    text = (glp.KERNEL_DIR / "render.py").read_text().splitlines()
-    test = next(i + 1 for i, line in enumerate(text)
-                if line.strip() == "while x < stop:"
-                and text[i + 1].strip() == "fb[env, buf, row, np.uint32(x)] = value")
-    lines = {0: f"render.py:{test}", 1: f"render.py:{test + 1}", 2: f"render.py:{test + 2}",
-             3: "tia.py:10"}
-    # one run of 40 pixels: its test ran 41 times; now 40 / 8 + 2 iterations, the test one more
-    records = _records([[(5, ((0, 41), (1, 40), (2, 40), (3, 7)))]], lines)
-    path = dict(glp.block_store_records(records)["lanes"][0][0][1])
-    assert path == {0: pytest.approx(8), 1: pytest.approx(7), 2: pytest.approx(7), 3: 7}

@@ -69,7 +69,8 @@ def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older, fused)
         pooled = a
     obs = np.zeros((3, 2, 84 * 84 * ch), np.uint8)
     scratch = np.zeros((3, 2, 84 * ch), np.float32)
-    _observe(fb, palette, raw, obs, scratch, cfg, *tables, env, np.int32(newest),
+    # The kernels' frame buffers hold 8 pixels a uint64 word, pixel 8 * block + i in byte i.
+    _observe(fb.view(np.uint64), palette, raw, obs, scratch, cfg, *tables, env, np.int32(newest),
              np.int32(older), fused)
     expected = resize_area(pooled if rgb else pooled[:, :, 0], 84, 84)
     assert np.array_equal(raw[env, 0].reshape(shape), pooled), "raw[0] is the pooled screen"

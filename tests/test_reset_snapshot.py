@@ -140,25 +140,28 @@ def test_matches_finds_a_difference_anywhere():
 
     matches = njit(lambda *a: RS._matches(*a))
     env, entry = 1, 2
-    for width in (160, 170):                         # 170: a remainder after the 16-byte blocks
+    for width in (20, 21):                           # 21: a remainder after the 4-word blocks
         rng = np.random.default_rng(width)
         st = rng.integers(0, 1 << 20, (3, L.STATE_FIELDS), dtype=np.int32)
         ram = rng.integers(0, 256, (3, 128), dtype=np.uint8)
         logic = rng.integers(0, 1 << 20, (3, 8), dtype=np.int32)
-        fb = rng.integers(0, 256, (3, 2, 6, width), dtype=np.uint8)
+        fb = rng.integers(0, 2**64, (3, 2, 6, width), dtype=np.uint64)
         t_st = np.zeros((8, L.STATE_FIELDS), np.int32)        # entry e: rows 2e, 2e + 1
         t_ram = np.zeros((8, 128), np.uint8)
         t_logic = np.zeros((8, 8), np.int32)
-        t_fb = np.zeros((8, 2, 6, width), np.uint8)
+        t_fb = np.zeros((8, 2, 6, width), np.uint64)
         key = 2 * entry + RS.KEY
         t_st[key], t_ram[key], t_logic[key], t_fb[key] = st[env], ram[env], logic[env], fb[env]
         args = (ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
         assert matches(*args, False) and matches(*args, True)
         assert not matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry - 1, env, False)
-        for where in [(0, 0, 0), (1, 5, width - 1), (0, 3, 17), (1, 2, 163 if width > 163 else 40)]:
-            fb[(env,) + where] ^= 1
+        # A pixel differs: the low or the high byte of a word (a compare narrower than 64 bits
+        # misses the high one).
+        for where, bit in [((0, 0, 0), 1), ((1, 5, width - 1), 1 << 63), ((0, 3, 17), 1 << 40),
+                           ((1, 2, 20 if width > 20 else 9), 1)]:
+            fb[(env,) + where] ^= np.uint64(bit)
             assert not matches(*args, False) and not matches(*args, True), (width, where)
-            fb[(env,) + where] ^= 1
+            fb[(env,) + where] ^= np.uint64(bit)
         for array, index in [(ram, 127), (ram, 0), (logic, 7)]:
             array[env, index] ^= 1
             assert not matches(*args, False), (array.dtype, index)

@@ -175,7 +175,7 @@ def test_draw_pixels_equals_the_per_pixel_model(seed):
         row = int(rng.integers(0, 3))
         fb = rng.integers(0, 256, (1, 2, 3, 160)).astype(np.uint8)
         st_model, fb_model = st.copy(), fb.copy()
-        _draw(st, fb, row, x0, n)
+        _draw(st, fb.view(np.uint64), row, x0, n)     # the kernels' words of 8 pixels
         _model(st_model, fb_model, row, x0, n)
         assert np.array_equal(fb, fb_model), (seed, case, x0, n)
         assert st[0, L.TIA_COLLISION] == st_model[0, L.TIA_COLLISION], (seed, case, x0, n)

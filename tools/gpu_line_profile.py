@@ -333,55 +333,7 @@ def warp_records(game: str, warmup: int, seed: int, out_dir: pathlib.Path) -> di
         return pickle.load(f)
 
 
-# The GPU's byte-at-a-time pixel loops (render.store_bytes, render.fill_pixels): a what-if
-# divides their SASS by 8, as if each iteration stored a block of 8 pixels (ragged ends ignored:
-# an optimistic bound for frame buffers the kernels could store in 64-bit blocks).
-BYTE_LOOP_LINES = ("while x < stop:", "fb[env, buf, row, np.uint32(x)] = value", "x += 1",
-                   "fb[env, buf, row, np.uint32(x)] = np.uint8(rest & BYTE)", "rest >>= U64_8")
-
-
-def byte_loop_scale(factor: float) -> dict:
-    """warp_cost's `scale` for the what-if above: render.py's byte-loop lines times `factor`."""
-    lines = (KERNEL_DIR / "render.py").read_text().splitlines()
-    return {f"render.py:{i + 1}": factor for i, text in enumerate(lines)
-            if text.strip() in BYTE_LOOP_LINES}
-
-
-def block_store_records(records: dict) -> dict:
-    """`records` as if the byte loops stored 8-pixel blocks: in each lane's instruction, a loop
-    that stored P bytes in R runs (its `while` test ran P + R times) takes P / 8 + 2R
-    iterations (a run's two ends as partial blocks, each a read-modify-write of about two
-    iterations' work), its test one more per run. A model of the design, not of code."""
-    names = {int(i): _relative(n) for i, n in records["lines"].items()}
-    text = {i: source_text(n) for i, n in names.items()}
-    line_of = {i: int(n.rsplit(":", 1)[1]) for i, n in names.items() if n.startswith("render.py:")}
-    loops = {}
-    for i, line in line_of.items():
-        if text[i] == "while x < stop:":
-            body = [j for j, other in line_of.items()
-                    if 0 < other - line <= 3 and text[j] in BYTE_LOOP_LINES]
-            loops[i] = body
-    lanes = []
-    for lane in records["lanes"]:
-        new = []
-        for key, path in lane:
-            counts = dict(path)
-            for test, body in loops.items():
-                if test not in counts or not body:
-                    continue
-                stored = max(counts.get(j, 0) for j in body)
-                runs = counts[test] - stored
-                iterations = stored / 8 + 2 * runs
-                counts[test] = iterations + runs
-                for j in body:
-                    if j in counts:
-                        counts[j] = iterations
-            new.append((key, tuple(sorted(counts.items()))))
-        lanes.append(new)
-    return dict(records, lanes=lanes)
-
-
-def warp_cost(records: dict, sass: dict, scale: dict | None = None) -> dict:
+def warp_cost(records: dict, sass: dict) -> dict:
     """The warp's instructions for its frame, two ways: as 32 identical consoles would issue them
     (each lane's own path, the mean over lanes: no divergence) and under the scanline schedule
     (each round, the lanes at the smallest key run one instruction; the warp issues every line
@@ -392,8 +344,7 @@ def warp_cost(records: dict, sass: dict, scale: dict | None = None) -> dict:
 
     static = {_relative(k): v for k, v in sass["lines"].items()}
     names = {int(i): _relative(name) for i, name in records["lines"].items()}
-    scale = scale or {}
-    per_copy = {i: (static[n]["sass"] / max(static[n]["copies"], 1)) * scale.get(n, 1.0)
+    per_copy = {i: (static[n]["sass"] / max(static[n]["copies"], 1))
                 if n in static else 0.0 for i, n in names.items()}
     lanes = records["lanes"]
     per_step = scheduled_step_sass(sass)           # each instruction's loop, lane and warp
@@ -728,11 +679,6 @@ def main(argv=None) -> int:
         print(f"recorded in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         sass = line_sass("drive", args.out)
         result = warp_cost(records, sass)
-        for name, what_if in (("what_if_8_pixel_stores", warp_cost(
-                records, sass, byte_loop_scale(1 / 8))), ("what_if_block_stores", warp_cost(
-                block_store_records(records), sass))):
-            result[name] = {k: what_if[k] for k in (
-                "warp_identical", "warp_scanline", "lanes_per_warp_instruction")}
         result.update(game=args.game, warmup_frames=args.warmup, seed=args.seed)
         (args.out / f"warp-{args.game}.json").write_text(json.dumps(result, indent=1))
         print(json.dumps(result, indent=1))

@@ -335,7 +335,7 @@ def static(render_caps=()) -> list[dict]:
     scheme = 0
     st = np.zeros((consoles, L.STATE_FIELDS), np.int32)
     ram = np.zeros((consoles, 128), np.uint8)
-    fb = np.zeros((consoles,) + L.FRAME_BUFFER_SHAPE, np.uint8)
+    fb = np.zeros((consoles,) + L.FRAME_BUFFER_SHAPE, L.FRAME_BUFFER_DTYPE)
 
     def field_major(a):
         """`a` as the GPU backend allocates per-console arrays (ConsoleBatch.zeros): the console

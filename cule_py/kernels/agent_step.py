@@ -56,6 +56,7 @@ from . import environment as E
 from . import layout as L
 from . import reset_snapshot as RS
 from .exact_float import mul_f32
+from .frame_buffer import PIXEL_MASK, ROW_WORDS, pixel
 from .mt19937 import mt_next
 
 # agent[env, field] (int32): per-console agent state.
@@ -168,7 +169,7 @@ def grab(st, fb, palette, raw, cfg, env, slot):
     k = np.int32(0)
     for y in range(height):
         for x in range(SCREEN_W):
-            index = np.int32(fb[env, buffer, y, x])
+            index = np.int32(pixel(fb, env, buffer, y, x))
             for c in range(ch):
                 raw[env, slot, k] = palette[index, c]
                 k = np.int32(k + 1)
@@ -209,12 +210,15 @@ _SIMULATED_GPU = simulator_enabled()
 
 @register_jitable
 def compare_while_pooling():
-    """How pool_row finds a row equal to the one above: on the CPU a second pass over the two
-    rows, which LLVM vectorises (fused into the pooling loop, a CPU observation took 38 ->
-    45 us); on the GPU in the pooling loop itself, where the second pass cost about as many
-    instructions as the horizontal pass it saves (unrolled SASS: 35 a pixel to pool, 28 more
-    to compare; fused, 38 for both; tools/gpu_line_profile.py). numba's CUDA simulator runs
-    the GPU kernels as this Python function, so there it answers as the GPU does."""
+    """How pool_row reads the screens and finds a row equal to the one above. On the CPU: the
+    pixels through a uint8 view, and a second pass over the two rows; both loops LLVM
+    vectorises (fused into the pooling loop, a CPU observation took 38 -> 45 us). On the GPU,
+    where no uint8 view of the console-innermost words exists: a word (8 pixels) a load, and
+    the compare in the pooling loop itself, where a second pass cost about as many
+    instructions as the horizontal pass it saves (unrolled SASS with byte frame buffers: 35 a
+    pixel to pool, 28 more to compare; fused, 38 for both; tools/gpu_line_profile.py). numba's
+    CUDA simulator runs the GPU kernels as this Python function, so there it answers as the
+    GPU does."""
     return _SIMULATED_GPU
 
 
@@ -227,30 +231,39 @@ def _compare_while_pooling_cuda():
 def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
     """Row y of the max-pooled screen into raw[env, 0] (module doc). Returns whether it differs
     from row y - 1 (always true for row 0): an equal row reuses that row's horizontal pass.
-    `fused`: compare_while_pooling()."""
+    `fused`: compare_while_pooling(), the GPU's way of reading and comparing."""
     # Unsigned indices: numba adds no negative-index wraparound to each access.
     width = np.uint32(SCREEN_W) * np.uint32(ch)
     base = np.uint32(y) * width
     if ch == 1 and newest >= 0 and older != SRC_RAW1:
         # Grayscale from the screen buffers: every step of the common case.
         other = newest if older < 0 else older             # max(a, a) = a
+        # The GPU's way: a word of each screen at a time, 8 pixels a load (frame_buffer.py).
         if fused:
             above = base - width if y > 0 else base       # row 0 compares with itself
             changed = np.uint32(0)
-            for x in range(np.uint32(SCREEN_W)):
-                v = palette[fb[env, newest, y, x], 0]
-                w = palette[fb[env, other, y, x], 0]
-                pooled = v if v > w else w
-                raw[env, 0, base + x] = pooled
-                changed |= np.uint32(pooled ^ raw[env, 0, above + x])
+            for block in range(np.uint32(ROW_WORDS)):
+                a = fb[env, newest, y, block]
+                b = fb[env, other, y, block]
+                x = block * np.uint32(8)
+                for i in range(np.uint32(8)):
+                    shift = np.uint64(i * np.uint32(8))
+                    v = palette[(a >> shift) & PIXEL_MASK, 0]
+                    w = palette[(b >> shift) & PIXEL_MASK, 0]
+                    pooled = v if v > w else w
+                    raw[env, 0, base + x + i] = pooled
+                    changed |= np.uint32(pooled ^ raw[env, 0, above + x + i])
             return y == 0 or changed != 0
+        # The CPU's way: the words' bytes through a uint8 view of the (C-contiguous) frame
+        # buffers, a loop LLVM vectorises (by word, a CPU observation took 39 -> 41 us).
+        pixels = fb.view(np.uint8)
         for x in range(np.uint32(SCREEN_W)):
-            v = palette[fb[env, newest, y, x], 0]
-            w = palette[fb[env, other, y, x], 0]
+            v = palette[pixels[env, newest, y, x], 0]
+            w = palette[pixels[env, other, y, x], 0]
             raw[env, 0, base + x] = v if v > w else w
     elif newest >= 0:
         for x in range(np.uint32(SCREEN_W)):
-            index = fb[env, newest, y, x]
+            index = pixel(fb, env, newest, y, x)
             for c in range(np.uint32(ch)):
                 k = base + x * np.uint32(ch) + c
                 v = palette[index, c]
@@ -258,7 +271,7 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
                     if raw[env, 1, k] > v:
                         v = raw[env, 1, k]
                 elif older >= 0:
-                    w = palette[fb[env, older, y, x], c]
+                    w = palette[pixel(fb, env, older, y, x), c]
                     if w > v:
                         v = w
                 raw[env, 0, k] = v
@@ -268,7 +281,7 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
                 raw[env, 0, k] = raw[env, 1, k]
     elif older >= 0:
         for x in range(np.uint32(SCREEN_W)):
-            index = fb[env, older, y, x]
+            index = pixel(fb, env, older, y, x)
             for c in range(np.uint32(ch)):
                 k = base + x * np.uint32(ch) + c
                 if palette[index, c] > raw[env, 0, k]:

@@ -12,7 +12,7 @@ to the decoded core for every access with a side effect.
 """
 
 import numpy as np
-from numba import cuda, types
+from numba import cuda, from_dtype, types
 from numba.extending import overload, register_jitable
 
 from . import layout as L
@@ -72,21 +72,21 @@ _ONE_CONSOLE_FRAMES = (1,) + L.FRAME_BUFFER_SHAPE
 @register_jitable(forceinline=False)
 def device_read_by_address(st_address, fb_address, addr, clk, data_bus):
     st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
-    fb = console_at(fb_address, np.uint8, _ONE_CONSOLE_FRAMES)
+    fb = console_at(fb_address, np.uint64, _ONE_CONSOLE_FRAMES)
     return devices_read(st, fb, 0, addr, clk, data_bus)
 
 
 @register_jitable(forceinline=False)
 def device_write_by_address(st_address, fb_address, addr, value, clk):
     st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
-    fb = console_at(fb_address, np.uint8, _ONE_CONSOLE_FRAMES)
+    fb = console_at(fb_address, np.uint64, _ONE_CONSOLE_FRAMES)
     return devices_write(st, fb, 0, addr, value, clk)
 
 
 def _rows_by_address(st, fb):
     return (isinstance(st, types.Array) and st.layout == "C" and st.ndim == 2
             and st.dtype == types.int32 and isinstance(fb, types.Array) and fb.layout == "C"
-            and fb.ndim == 4 and fb.dtype == types.uint8)
+            and fb.ndim == 4 and fb.dtype == from_dtype(L.FRAME_BUFFER_DTYPE))
 
 
 @overload(device_read, target="cpu", jit_options={"forceinline": True})

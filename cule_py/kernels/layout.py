@@ -9,6 +9,8 @@ live in their own arrays. On the CPU the rows are contiguous per console; the GP
 allocates the same array field-major and passes the transposed view.
 """
 
+import numpy as np
+
 # The RIOT timer's fields come first: riot.py numbers its timer row from 0 and shares this row
 # (riot.py checks that the numbers agree).
 _FIELDS = """
@@ -226,8 +228,10 @@ RIOT_TIMER_POLLED = 155
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \
     "layout.py: the field constants differ from _FIELDS; paste `python -m cule_py.kernels.layout`"
 
-# The frame buffers, `fb[console, buffer, row, column]`: two screens of the tallest display (PAL).
-FRAME_BUFFER_SHAPE = (2, 250, 160)
+# The frame buffers, `fb[console, buffer, row, block]`: two screens of the tallest display (PAL),
+# 160 pixels a row as 20 words of 8 (frame_buffer.py).
+FRAME_BUFFER_SHAPE = (2, 250, 20)
+FRAME_BUFFER_DTYPE = np.uint64
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ picture first calls `update_frame`, which draws everything before the access's c
 the registers as they were. The objects are drawn from "current masks": the parameters of the
 tables ALE keeps pointers into (position, NUSIZ mode, size, the player's suppressed first copy),
 rebuilt only at the events ALE rebuilds them at (`rebuild_*_mask`, `end_of_line`). Pixels go into
-one of two frame buffers `fb[console, buffer, row, column]`, swapped (not cleared) at each frame
+one of two frame buffers (frame_buffer.py: 8 pixels a word), swapped (not cleared) at each frame
 start (tia.start_frame).
 
 Layers of this module, bottom up: the object bits and collision pairs; the NUSIZ copy patterns
@@ -22,9 +22,10 @@ inherit their forceinline=False and become separate functions, each call passing
 """
 
 import numpy as np
-from numba.extending import overload, register_jitable
+from numba.extending import register_jitable
 
 from . import layout as L
+from .frame_buffer import fill_pixels, grey_out_row, lanes_from, store_lanes
 
 # The picture's geometry in colour clocks (3 per CPU cycle): a line, and its horizontal blank.
 LINE = 228
@@ -269,11 +270,9 @@ LOW_SEVEN_BITS = np.uint64(0x7F7F7F7F7F7F7F7F)
 HIGH_BITS = np.uint64(0x8080808080808080)
 LOW_HALF = np.uint64(0x00000000FFFFFFFF)         # pixels 0-3 of a block
 HIGH_HALF = np.uint64(0xFFFFFFFF00000000)        # pixels 4-7
-ALL_LANES = np.uint64(0xFFFFFFFFFFFFFFFF)
 BYTE = np.uint64(0xFF)
 U64_1 = np.uint64(1)
 U64_7 = np.uint64(7)
-U64_8 = np.uint64(8)
 U64_63 = np.uint64(63)
 
 
@@ -303,88 +302,9 @@ def missile_lanes(entry):
 
 
 @register_jitable(forceinline=True)
-def lanes_from(first, stop):
-    """The lanes first .. stop - 1 (0 <= first < stop <= 8)."""
-    return (ALL_LANES >> np.uint64(64 - ((stop - first) << 3))) << np.uint64(first << 3)
-
-
-@register_jitable(forceinline=True)
 def blend(lanes, colour, where):
     """`colour` in the lanes `where`, `lanes` elsewhere."""
     return lanes ^ ((lanes ^ colour) & where)
-
-
-@register_jitable(forceinline=True)
-def store_bytes(fb, env, buf, row, x, stop, rest):
-    """Pixels x .. stop - 1 from the low bytes of `rest` (pixel x in byte 0), one byte each."""
-    # A while loop with a loop-carried shift. A shift per pixel (lanes >> 8 * i) made LLVM
-    # vectorize the loop, with vector constants hoisted into every call of the drawing code; a
-    # range loop made LLVM's optimization of every function the TIA is inlined into ~15x slower
-    # (docs/performance-log.md, "The TIA draws 8 pixels at a time").
-    while x < stop:
-        fb[env, buf, row, np.uint32(x)] = np.uint8(rest & BYTE)
-        rest >>= U64_8
-        x += 1
-
-
-@register_jitable(forceinline=True)
-def store_block(fb, env, buf, row, start, lanes):
-    """All 8 pixels of the block at `start` (a multiple of 8). Byte by byte here: the GPU backend
-    passes fb as a transposed view (the console axis innermost, so that a warp's stores
-    coalesce), whose pixel axis is not contiguous. The CPU backend's overload below stores the
-    block as one uint64."""
-    store_bytes(fb, env, buf, row, start, start + 8, lanes)
-
-
-@overload(store_block, target="cpu", jit_options={"forceinline": True})
-def _store_block_cpu(fb, env, buf, row, start, lanes):
-    def store(fb, env, buf, row, start, lanes):
-        # The CPU fb is C-contiguous with 160-byte rows; pixel start + i is byte i (little-endian).
-        fb.view(np.uint64)[env, buf, row, np.uint32(start >> 3)] = lanes
-    return store
-
-
-@register_jitable(forceinline=True)
-def store_lanes(fb, env, buf, row, x, stop, lanes):
-    """Pixels x .. stop - 1 of one block (x & -8 .. + 7) from its lanes."""
-    if stop - x == 8:
-        store_block(fb, env, buf, row, x, lanes)
-    else:
-        store_bytes(fb, env, buf, row, x, stop, lanes >> np.uint64((x & 7) << 3))
-
-
-@register_jitable(forceinline=True)
-def fill_pixels(fb, env, buf, row, x, stop, colour):
-    """Pixels x .. stop - 1 of a row in one colour (`colour` in every lane). Byte by byte here,
-    for the GPU's transposed fb (see store_block); the CPU overload below stores whole blocks."""
-    value = np.uint8(colour & BYTE)
-    while x < stop:
-        fb[env, buf, row, np.uint32(x)] = value
-        x += 1
-
-
-@overload(fill_pixels, target="cpu", jit_options={"forceinline": True})
-def _fill_pixels_cpu(fb, env, buf, row, x, stop, colour):
-    def fill(fb, env, buf, row, x, stop, colour):
-        # Bytes up to the first block boundary, whole blocks as uint64 with the fb view made
-        # once per run (LLVM vectorizes this loop), bytes after the last boundary. Plain byte
-        # stores of one value, not store_bytes: its shifted lanes cost seaquest 0.9% more
-        # kernel instructions (counted).
-        value = np.uint8(colour & BYTE)
-        while x < stop and (x & 7) != 0:
-            fb[env, buf, row, np.uint32(x)] = value
-            x += 1
-        block, end = x >> 3, stop >> 3
-        if block < end:
-            blocks = fb.view(np.uint64)
-            while block < end:
-                blocks[env, buf, row, np.uint32(block)] = colour
-                block += 1
-            x = end << 3
-        while x < stop:
-            fb[env, buf, row, np.uint32(x)] = value
-            x += 1
-    return fill
 
 
 @register_jitable(forceinline=True)
@@ -689,5 +609,4 @@ def grey_out_frame(st, fb, env):
     buf = np.int32(st[env, L.TIA_BUFFER])
     first = max(np.int32(st[env, L.TIA_CURRENT_SCANLINE]), ystart) - ystart
     for row in range(max(first, 0), height):
-        for x in range(160):
-            fb[env, buf, row, x] = (np.int32(fb[env, buf, row, x]) & 0x0F) >> 1
+        grey_out_row(fb, env, buf, row)

@@ -96,7 +96,7 @@ DIRECT_ORIGINS = 6           # Breakout, Pong 2 start entries, Seaquest 5 (reset
 DIRECT_FIRES = 8             # a longer run: p 0.75 * 0.25**8 = 1e-5 a reset at sticky 0.25
 KEY, LATER = 0, 1            # an entry's two states: rows 2 * entry + KEY, 2 * entry + LATER
                              # (a direct tail is one row: the console after its acts)
-ROW_BLOCK = 16               # frame-buffer bytes compared between two loop tests
+ROW_BLOCK = 4                # frame-buffer words (8 pixels each) compared between two loop tests
 
 
 @register_jitable
@@ -120,10 +120,10 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
     for i in range(logic.shape[1]):
         if logic[env, i] != t_logic[key, i]:
             return False
-    # The bytes a row at a time, their differences OR-ed and tested once a row: an exit after
-    # every byte makes a GPU lane wait for each byte's load before it issues the next (~80,000
-    # in turn for the frame buffers, the console's 16,384 bytes apart), while a row's loads
-    # are independent and go out together; on the CPU the row loop vectorises.
+    # A row at a time, the differences OR-ed and tested once a row: an exit after every element
+    # makes a GPU lane wait for each load before it issues the next (~80,000 in turn for the
+    # frame buffers when they were bytes, the console's bytes 16,384 apart), while a row's
+    # loads are independent and go out together; on the CPU the row loop vectorises.
     differ = np.int32(0)
     for i in range(ram.shape[1]):
         differ |= np.int32(ram[env, i]) ^ np.int32(t_ram[key, i])
@@ -131,14 +131,15 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
         return False
     width = fb.shape[3]
     whole = width - width % ROW_BLOCK
+    words = np.uint64(0)
     for b in range(fb.shape[1]):
         for y in range(fb.shape[2]):
             for x in range(0, whole, ROW_BLOCK):
                 for k in range(ROW_BLOCK):         # (a constant count: unrolled)
-                    differ |= np.int32(fb[env, b, y, x + k]) ^ np.int32(t_fb[key, b, y, x + k])
+                    words |= fb[env, b, y, x + k] ^ t_fb[key, b, y, x + k]
             for x in range(whole, width):
-                differ |= np.int32(fb[env, b, y, x]) ^ np.int32(t_fb[key, b, y, x])
-            if differ != 0:
+                words |= fb[env, b, y, x] ^ t_fb[key, b, y, x]
+            if words != 0:
                 return False
     return True
 
@@ -453,7 +454,7 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
     return (zeros((rows, state_fields), np.int32),
             zeros((rows, ram_bytes), np.uint8),
             zeros((rows, logic_fields), logic_dtype),
-            zeros((rows,) + tuple(frame_buffer_shape), np.uint8),
+            zeros((rows,) + tuple(frame_buffer_shape), L.FRAME_BUFFER_DTYPE),
             xp.asarray(table))
 
 

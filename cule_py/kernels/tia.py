@@ -26,6 +26,7 @@ from numba.extending import register_jitable
 
 from . import layout as L
 from . import riot
+from .frame_buffer import clear_buffers
 from .registers import (AUDC0, COLUBK, COLUP0, COLUP1, COLUPF, CTRLPF, CXCLR, CXPPMM, ENABL,
                         ENAM0, ENAM1, GRP0, GRP1, HMBL, HMCLR, HMM0, HMM1, HMOVE, HMP0, HMP1,
                         INPT0, INPT3, INPT4, INPT5, NUSIZ0, NUSIZ1, PF0, PF1, PF2, REFP0, REFP1,
@@ -92,10 +93,7 @@ def frame_reset(st, fb, env):
     st[env, L.TIA_CLOCKS_TO_LINE_END] = LINE
     st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
     st[env, L.TIA_DRAWING_OWED] = 0
-    for buf in range(fb.shape[1]):
-        for row in range(fb.shape[2]):
-            for x in range(160):
-                fb[env, buf, row, x] = 0
+    clear_buffers(fb, env)
 
 
 @register_jitable(forceinline=True)
