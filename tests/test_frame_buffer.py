@@ -11,17 +11,17 @@ from cule_py.kernels import frame_buffer as F
 
 @njit(cache=False)
 def _fill(fb, buf, row, x, stop, colour):
-    F.fill_pixels(fb, 1, buf, row, x, stop, colour)
+    F.fill_pixels(fb[1, buf, row], x, stop, colour)
 
 
 @njit(cache=False)
 def _store(fb, buf, row, x, stop, lanes):
-    F.store_lanes(fb, 1, buf, row, x, stop, lanes)
+    F.store_lanes(fb[1, buf, row], x, stop, lanes)
 
 
 @njit(cache=False)
 def _grey_out(fb, buf, row):
-    F.grey_out_row(fb, 1, buf, row)
+    F.grey_out_row(fb[1, buf, row])
 
 
 @njit(cache=False)

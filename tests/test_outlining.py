@@ -20,7 +20,7 @@ def _touch(st_address, fb_address, field, value, buf, row, column, block):
     before = st[0, field]
     st[0, field] = value
     # One pixel (a read-modify-write of its word), then one whole word.
-    store_lanes(fb, 0, buf, row, column, column + 1,
+    store_lanes(fb[0, buf, row], column, column + 1,
                 np.uint64(value & 0xFF) << np.uint64((column & 7) * 8))
     fb[0, buf, row, block] = np.uint64(0x0807060504030201)
     return before

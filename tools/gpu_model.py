@@ -98,20 +98,21 @@ OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", 
 # The decoded core's idle-loop skip (kernels/idle_loop.py, session 19) lowered drive_cuda's from
 # 1,758 and the agent step's from 1,816 (its console loop's spill instructions 1,070 -> 475).
 CAPS = {
-    # Frame buffers as words of 8 pixels (kernels/frame_buffer.py, session 26) lowered drive /
-    # step / step capped / reset from 1,726 / 1,296 / 4,556 / 2,090 B.
-    "drive_cuda": {"registers": 255, "spill_store_bytes": 1658},
+    # Frame buffers as words of 8 pixels, stored through row views (kernels/frame_buffer.py,
+    # session 26), moved drive / step / step capped / reset / fill tails from 1,726 / 1,296 /
+    # 4,556 / 2,090 / 852 B.
+    "drive_cuda": {"registers": 255, "spill_store_bytes": 1646},
     "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
-    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1272},
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1244},
     # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
     # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
     # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
-    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 4312},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2002},
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 4328},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2026},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
-    "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 852},
+    "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 824},
     # The render split's two passes (kernels/render_log.py; not launched by the backend yet),
     # as measured on 2026-11-27 (session 18): tests/test_render_log.py.
     "logged_frames_cuda": {"registers": 255, "spill_store_bytes": 424},

@@ -242,17 +242,19 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
         if fused:
             above = base - width if y > 0 else base       # row 0 compares with itself
             changed = np.uint32(0)
+            # Row views made once (frame_buffer.py: 4-D indexing recomputes each address).
+            newest_row, other_row, pooled_row = fb[env, newest, y], fb[env, other, y], raw[env, 0]
             for block in range(np.uint32(ROW_WORDS)):
-                a = fb[env, newest, y, block]
-                b = fb[env, other, y, block]
+                a = newest_row[block]
+                b = other_row[block]
                 x = block * np.uint32(8)
                 for i in range(np.uint32(8)):
                     shift = np.uint64(i * np.uint32(8))
                     v = palette[(a >> shift) & PIXEL_MASK, 0]
                     w = palette[(b >> shift) & PIXEL_MASK, 0]
                     pooled = v if v > w else w
-                    raw[env, 0, base + x + i] = pooled
-                    changed |= np.uint32(pooled ^ raw[env, 0, above + x + i])
+                    pooled_row[base + x + i] = pooled
+                    changed |= np.uint32(pooled ^ pooled_row[above + x + i])
             return y == 0 or changed != 0
         # The CPU's way: the words' bytes through a uint8 view of the (C-contiguous) frame
         # buffers, a loop LLVM vectorises (by word, a CPU observation took 39 -> 41 us).
@@ -300,18 +302,19 @@ def reduce_row(raw, scratch, ch, env, y, xd, xs, xa):
     consecutive in the table: they are summed in a register, in table order."""
     base = np.uint32(y) * np.uint32(SCREEN_W) * np.uint32(ch)
     taps = np.uint32(xd.shape[0])
+    pooled_row, reduced_row = raw[env, 0], scratch[env, 0]      # row views (see observe)
     for c in range(np.uint32(ch)):
         cell = np.uint32(xd[0])
         total = np.float32(0.0)
         for t in range(taps):
             d = np.uint32(xd[t])
             if d != cell:
-                scratch[env, 0, cell * np.uint32(ch) + c] = total
+                reduced_row[cell * np.uint32(ch) + c] = total
                 total = np.float32(0.0)
                 cell = d
             total = total + mul_f32(
-                np.float32(raw[env, 0, base + np.uint32(xs[t]) * np.uint32(ch) + c]), xa[t])
-        scratch[env, 0, cell * np.uint32(ch) + c] = total
+                np.float32(pooled_row[base + np.uint32(xs[t]) * np.uint32(ch) + c]), xa[t])
+        reduced_row[cell * np.uint32(ch) + c] = total
 
 
 @register_jitable
@@ -326,8 +329,11 @@ def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, e
     ch = np.int32(cfg[C_CHANNELS])
     height = np.int32(cfg[C_SRC_H])
     row_out = np.int32(cfg[C_DST_W]) * ch
+    # Row views made once: indexed 3-D in the loops, each access recomputed its address
+    # (frame_buffer.py says the same of the frame buffers).
+    reduced_row, total, out_slot = scratch[env, 0], scratch[env, 1], obs[env, slot]
     for k in range(row_out):
-        scratch[env, 1, k] = np.float32(0.0)
+        total[k] = np.float32(0.0)
     pooled = np.int32(0)                 # rows of raw[0] final so far
     reduced = np.int32(-1)               # the source row scratch[0] holds, reduced along x
     prev = np.int32(yd[0])
@@ -344,15 +350,15 @@ def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, e
         if dy != prev:
             out = prev * row_out
             for k in range(row_out):
-                obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
-                scratch[env, 1, k] = mul_f32(beta, scratch[env, 0, k])
+                out_slot[out + k] = round_u8(total[k])
+                total[k] = mul_f32(beta, reduced_row[k])
             prev = dy
         else:
             for k in range(row_out):
-                scratch[env, 1, k] = scratch[env, 1, k] + mul_f32(beta, scratch[env, 0, k])
+                total[k] = total[k] + mul_f32(beta, reduced_row[k])
     out = prev * row_out
     for k in range(row_out):
-        obs[env, slot, out + k] = round_u8(scratch[env, 1, k])
+        out_slot[out + k] = round_u8(total[k])
     while pooled < height:
         pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused)
         pooled = np.int32(pooled + 1)
@@ -365,8 +371,9 @@ def push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, 
     stack = np.int32(cfg[C_STACK])
     size = obs.shape[2]
     for slot in range(stack - 1):
+        older_slot, newer_slot = obs[env, slot], obs[env, slot + 1]
         for k in range(size):
-            obs[env, slot, k] = obs[env, slot + 1, k]
+            older_slot[k] = newer_slot[k]
     if cfg[C_OBS] == OBS_RAM:
         for k in range(128):
             obs[env, stack - 1, k] = ram[env, k]

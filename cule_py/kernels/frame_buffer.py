@@ -12,8 +12,8 @@ colour was a loop of byte stores, and a warp ran that loop as long as its longes
 the two pixel loops; docs/performance-log.md, sessions 25 and 26). Now a whole block is one
 store, and a run's ragged ends are one read-modify-write each.
 
-The TIA draws through `store_lanes` and `fill_pixels`; the observation reads whole words
-(agent_step.pool_row) or single pixels (`pixel`).
+The TIA draws through `store_lanes` and `fill_pixels`, on one row's words (`fb[env, buf, row]`);
+the observation reads whole words (agent_step.pool_row) or single pixels (`pixel`).
 """
 
 import numpy as np
@@ -40,26 +40,31 @@ def pixel(fb, env, buf, row, x):
     return np.uint8((word >> np.uint64((x & 7) << 3)) & PIXEL_MASK)
 
 
+# The stores take one row's words, `fb[env, buf, row]`, made once by the caller: indexed 4-D
+# in the loop, each store recomputed its address from four indices and strides (the
+# whole-block fill loop ~36 SASS an iteration in gpu_line_profile's rolled compile, ~17 from a
+# row view).
+
 @register_jitable(forceinline=True)
-def store_part(fb, env, buf, row, block, lanes, where):
+def store_part(words, block, lanes, where):
     """The lanes `where` of word `block` from `lanes`, the others kept (a read-modify-write)."""
     at = np.uint32(block)
-    old = fb[env, buf, row, at]
-    fb[env, buf, row, at] = old ^ ((old ^ lanes) & where)
+    old = words[at]
+    words[at] = old ^ ((old ^ lanes) & where)
 
 
 @register_jitable(forceinline=True)
-def store_lanes(fb, env, buf, row, x, stop, lanes):
+def store_lanes(words, x, stop, lanes):
     """Pixels x .. stop - 1 of one block (x & -8 .. + 7) from the block's lanes `lanes`."""
     start = x & -8
-    if stop - start == 8 and x == start:
-        fb[env, buf, row, np.uint32(start >> 3)] = lanes
+    if stop - x == 8:
+        words[np.uint32(start >> 3)] = lanes
     else:
-        store_part(fb, env, buf, row, start >> 3, lanes, lanes_from(x - start, stop - start))
+        store_part(words, start >> 3, lanes, lanes_from(x - start, stop - start))
 
 
 @register_jitable(forceinline=True)
-def fill_pixels(fb, env, buf, row, x, stop, colour):
+def fill_pixels(words, x, stop, colour):
     """Pixels x .. stop - 1 of a row in one colour (`colour` in every lane): whole blocks as
     one store each, the ends as read-modify-writes."""
     if x >= stop:
@@ -68,26 +73,26 @@ def fill_pixels(fb, env, buf, row, x, stop, colour):
     last = (stop - 1) >> 3
     if x & 7:
         end = stop if block == last else (block + 1) << 3
-        store_part(fb, env, buf, row, block, colour, lanes_from(x & 7, end - (block << 3)))
+        store_part(words, block, colour, lanes_from(x & 7, end - (block << 3)))
         block += 1
     while block < last:
-        fb[env, buf, row, np.uint32(block)] = colour
+        words[np.uint32(block)] = colour
         block += 1
     if block == last:
         # The last block: whole, or its first stop - 8 * last pixels.
         count = stop - (last << 3)
         if count == 8:
-            fb[env, buf, row, np.uint32(block)] = colour
+            words[np.uint32(block)] = colour
         else:
-            store_part(fb, env, buf, row, block, colour, lanes_from(0, count))
+            store_part(words, block, colour, lanes_from(0, count))
 
 
 @register_jitable(forceinline=True)
-def grey_out_row(fb, env, buf, row):
+def grey_out_row(words):
     """Every pixel of a row to (index & 0x0F) >> 1 (a partial frame's dimmed rows)."""
     for block in range(ROW_WORDS):
         at = np.uint32(block)
-        fb[env, buf, row, at] = (fb[env, buf, row, at] >> np.uint64(1)) & GREY_BITS
+        words[at] = (words[at] >> np.uint64(1)) & GREY_BITS
 
 
 @register_jitable(forceinline=True)

@@ -374,11 +374,12 @@ def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions, one
     8-pixel block at a time ("8 pixels at a time" above)."""
     buf = np.int32(st[env, L.TIA_BUFFER])
+    words = fb[env, buf, row]                     # the row's words (frame_buffer.py)
     x1 = x0 + n
     skip_draw = st[env, L.TIA_SKIP_DRAW] != 0
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
         if not skip_draw:
-            fill_pixels(fb, env, buf, row, x0, x1, np.uint64(0))
+            fill_pixels(words, x0, x1, np.uint64(0))
         return
     grp0 = np.int32(st[env, L.TIA_CUR_GRP0])
     grp1 = np.int32(st[env, L.TIA_CUR_GRP1])
@@ -478,7 +479,7 @@ def draw_pixels(st, fb, env, row, x0, n):
             if skip_draw:
                 x = run_stop
             elif pf == 0:
-                fill_pixels(fb, env, buf, row, x, run_stop, background)
+                fill_pixels(words, x, run_stop, background)
                 x = run_stop
             else:
                 while x < run_stop:
@@ -486,7 +487,7 @@ def draw_pixels(st, fb, env, row, x0, n):
                     stop = min(start + 8, run_stop)
                     lanes = blend(background, left_pf_colour if start < 80 else right_pf_colour,
                                   playfield_lanes(pf, pf_base + start))
-                    store_lanes(fb, env, buf, row, x, stop, lanes)
+                    store_lanes(words, x, stop, lanes)
                     x = stop
             continue
         start = np.int32(x & -8)
@@ -518,7 +519,7 @@ def draw_pixels(st, fb, env, row, x0, n):
                 lanes = blend(lanes, left_pf_colour if start < 80 else right_pf_colour, pf_lanes)
                 lanes = blend(lanes, p1_colour, p1_layer)
                 lanes = blend(lanes, p0_colour, p0 | m0)
-            store_lanes(fb, env, buf, row, x, stop, lanes)
+            store_lanes(words, x, stop, lanes)
         x = stop
     st[env, L.TIA_COLLISION] = collision
 
@@ -584,7 +585,7 @@ def update_frame(st, fb, env, target):
             # inside horizontal blank (later segments redraw those pixels).
             if st[env, L.TIA_SKIP_DRAW] == 0:
                 first = max(from_start - HBLANK, 0)
-                fill_pixels(fb, env, np.int32(st[env, L.TIA_BUFFER]), row, first,
+                fill_pixels(fb[env, np.int32(st[env, L.TIA_BUFFER]), row], first,
                             min(first + HBLANK + 8 - from_start, 160), np.uint64(0))
             if n + from_start >= HBLANK + 8:
                 st[env, L.TIA_HMOVE_BLANK] = 0
@@ -609,4 +610,4 @@ def grey_out_frame(st, fb, env):
     buf = np.int32(st[env, L.TIA_BUFFER])
     first = max(np.int32(st[env, L.TIA_CURRENT_SCANLINE]), ystart) - ystart
     for row in range(max(first, 0), height):
-        grey_out_row(fb, env, buf, row)
+        grey_out_row(fb[env, buf, row])
