@@ -19,7 +19,6 @@ the observation reads whole words (agent_step.pool_row) or single pixels (`pixel
 import numpy as np
 from numba.extending import register_jitable
 
-PIXELS_PER_WORD = 8
 ROW_WORDS = 20                                   # 160 pixels
 ALL_PIXELS = np.uint64(0xFFFFFFFFFFFFFFFF)
 PIXEL_MASK = np.uint64(0xFF)
