@@ -33,6 +33,12 @@ def lanes_from(first, stop):
 
 
 @register_jitable(forceinline=True)
+def blend(lanes, colour, where):
+    """`colour` in the lanes `where`, `lanes` elsewhere."""
+    return lanes ^ ((lanes ^ colour) & where)
+
+
+@register_jitable(forceinline=True)
 def pixel(fb, env, buf, row, x):
     """The palette index of pixel x of a row."""
     word = fb[env, buf, row, np.uint32(x) >> np.uint32(3)]
@@ -48,8 +54,7 @@ def pixel(fb, env, buf, row, x):
 def store_part(words, block, lanes, where):
     """The lanes `where` of word `block` from `lanes`, the others kept (a read-modify-write)."""
     at = np.uint32(block)
-    old = words[at]
-    words[at] = old ^ ((old ^ lanes) & where)
+    words[at] = blend(words[at], lanes, where)
 
 
 @register_jitable(forceinline=True)

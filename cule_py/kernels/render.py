@@ -25,7 +25,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from . import layout as L
-from .frame_buffer import fill_pixels, grey_out_row, lanes_from, store_lanes
+from .frame_buffer import blend, fill_pixels, grey_out_row, lanes_from, store_lanes
 
 # The picture's geometry in colour clocks (3 per CPU cycle): a line, and its horizontal blank.
 LINE = 228
@@ -299,12 +299,6 @@ def player_lanes(entry, graphics):
 def missile_lanes(entry):
     """The lanes a missile is on in (MISSILE_MASKS holds 0/1), read at one site (see player_lanes)."""
     return mask_lanes(MISSILE_LANES, entry) * BYTE
-
-
-@register_jitable(forceinline=True)
-def blend(lanes, colour, where):
-    """`colour` in the lanes `where`, `lanes` elsewhere."""
-    return lanes ^ ((lanes ^ colour) & where)
 
 
 @register_jitable(forceinline=True)

@@ -1,9 +1,8 @@
-"""A/B: cule_py CPU agent steps/s, one thread, 16 envs, v5 settings (cule_py only)."""
-import sys, time, json
+"""A/B: cule_py CPU agent steps/s, one thread, 16 envs (AtariVectorEnv defaults: frameskip 4,
+84x84x4, sticky 0.0)."""
+import sys, time
 import numba, numpy as np
 numba.set_num_threads(1)
-import gymnasium as gym
-import cule_py
 from cule_py.vector import AtariVectorEnv
 out = {}
 for game in sys.argv[1:]:

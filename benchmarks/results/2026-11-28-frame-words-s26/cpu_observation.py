@@ -1,5 +1,5 @@
 """CPU observation time (pool + resize + stack), 64 consoles, one thread; run from a tree."""
-import sys, time
+import time
 import numpy as np
 import numba
 from numba import njit
