@@ -31,8 +31,10 @@ work on the GPU), and `render_mode="rgb_array"` (`render()`: each console's last
 gymnasium's vector RecordVideo; `render_frames(consoles)` on the env's device).
 
 A step is one kernel call (cule_py/kernels/agent_step.py) and, when a console resets, a second
-one for the resets; a reset is one call. On device="cuda" both are always launched (the reset
-kernel returns at once for consoles that do not reset), on cupy's current stream, and `step`
+one for the resets; a reset is one call. On device="cuda" the step's observations are a third,
+a thread per console and band of output rows (`observation_bands`), and the step and reset
+launches are always made (the reset kernel returns at once for consoles that do not reset),
+on cupy's current stream, and `step`
 returns cupy arrays without waiting for the GPU. Steps draw only the frames the observation
 needs (`lazy_drawing`, default on; exact, see the kernel's module doc).
 """
@@ -69,6 +71,12 @@ __all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]
 NEXT_STEP = "NextStep"
 SAME_STEP = "SameStep"
 DISABLED = "Disabled"
+
+# The GPU's observation launch: bands of output rows a console (84 rows: 7 each). At 16,384
+# consoles that is 196,608 threads, ~12 warps a scheduler on an H100, enough to hide the loads'
+# latency; each band re-reduces at most one source row that the band above also reads
+# (area resize shares boundary rows), ~5% more horizontal passes than one band.
+OBSERVATION_BANDS_GPU = 12
 
 
 def _autoreset_name(mode) -> str:
@@ -131,6 +139,9 @@ class AtariVectorEnv(VectorEnv):
     reset; None: random, as ale-py's), `device` ("cpu", "cuda" or "cuda:N": cupy arrays),
     `episode_statistics` and `render_mode` (module doc) and
     `lazy_drawing` (False: draw every frame's pixels; results are the same either way).
+    observation_bands: 0 makes each observation in the step kernel, B > 0 in a launch of its own
+    after it, one thread per console and band of B of the output rows (None: the backend's way,
+    0 on the CPU, OBSERVATION_BANDS_GPU on the GPU); results are the same either way.
     num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
     threads numba has)); results do not depend on it. thread_affinity_offset is accepted and
     ignored (pinning threads is numba's threading layer's business). continuous=True takes
@@ -150,7 +161,7 @@ class AtariVectorEnv(VectorEnv):
                  reward_clipping: bool = True, use_fire_reset: bool = True,
                  obs_type: str | None = None, seed: int | None = None, device: str = "cpu",
                  lazy_drawing: bool = True, episode_statistics: bool = False,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, observation_bands: int | None = None):
         skip_lo, skip_hi = _frameskip_range(frameskip)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
@@ -160,6 +171,11 @@ class AtariVectorEnv(VectorEnv):
             raise ValueError(f"batch_size must be 0 (every console each step) or 1..num_envs "
                              f"({num_envs}), got {batch_size!r}")
         del thread_affinity_offset        # see the class doc
+        if observation_bands is not None and (
+                isinstance(observation_bands, bool)
+                or not isinstance(observation_bands, (int, np.integer)) or observation_bands < 0):
+            raise ValueError(f"observation_bands must be None or an int >= 0, got "
+                             f"{observation_bands!r}")
         self.continuous = bool(continuous)
         self.continuous_action_threshold = float(continuous_action_threshold)
         if render_mode not in (None, "rgb_array"):
@@ -231,7 +247,17 @@ class AtariVectorEnv(VectorEnv):
         self._raw = b.zeros(raw_shape, np.uint8)
         self._tables = [b.to_device(t) for t in tables]
         self._palette = b.to_device(self._palette)
-        self._scratch = b.zeros((n, 2, max(img_width * channels, 1)), np.float32)
+        # Observation bands (C_OBS_BANDS): on the GPU the step kernel cannot make observations
+        # (kernels/agent_step.observe_in_step); RAM observations are one band's work.
+        bands = (int(observation_bands) if observation_bands is not None
+                 else 0 if b.gpu is None else OBSERVATION_BANDS_GPU)
+        if b.gpu is not None and bands == 0:
+            raise ValueError("observation_bands=0 (observations inside the step kernel) is the "
+                             "CPU's way; on the GPU use None or a number of bands >= 1")
+        self._observation_bands = bands = min(bands, 1) if obs_type == "ram" else bands
+        # two rows of float32 a band (agent_step.observe_rows)
+        self._scratch = b.zeros((n, 2 * max(bands, 1), max(img_width * channels, 1)),
+                                np.float32)
         # Console-major even on the GPU: observations are returned as C-contiguous copies.
         self._obs = xp.zeros((n, stack_num, frame_size), np.uint8)
         self._obs_shape = (n, stack_num, *frame_shape)
@@ -253,6 +279,7 @@ class AtariVectorEnv(VectorEnv):
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
                               DISABLED: K.AUTORESET_DISABLED}[self._autoreset]
         cfg[K.C_LAZY] = int(lazy_drawing)
+        cfg[K.C_OBS_BANDS] = bands
         # The most system-RNG draws one step can take (see _resume_short_resets).
         self._draws_per_step = (2 + int(noop_max)) * (1 + b.cart_ram.shape[1])
         self._cfg = b.to_device(cfg)
@@ -322,6 +349,24 @@ class AtariVectorEnv(VectorEnv):
                 self._action_rows, self._actions, self._palette, self._raw, xd, xs, xa, yd, ys,
                 ya, self._scratch, self._obs, self._rewards, self._terminated, self._truncated,
                 self._lives, self._saved_state, self._saved_memory, self._saved_logic, mask)
+
+    def _observe_args(self, mask) -> tuple:
+        """agent_observe_cpu / agent_observe_cuda's arguments, in order."""
+        b = self._batch
+        return (b.memory, b.frame_buffers, self._palette, self._raw, self._obs, self._scratch,
+                self._cfg, *self._tables, self._agent, mask)
+
+    def _step_kernels(self, mask) -> None:
+        """The step launch on the consoles of `mask`, then the observation launch where the
+        step leaves its observations to it (observation_bands > 0); no host sync on the GPU."""
+        if self._gpu is None:
+            K.agent_step_cpu(*self._step_args(mask))
+            if self._observation_bands:
+                K.agent_observe_cpu(*self._observe_args(mask))
+            return
+        self._gpu.launch(self._step_kernel, self.num_envs, *self._step_args(mask))
+        self._gpu.launch(K.agent_observe_cuda, self.num_envs * self._observation_bands,
+                         *self._observe_args(mask))
 
     def _reset_args(self, op, mask) -> tuple:
         """agent_reset_cpu / agent_reset_cuda's arguments, in order."""
@@ -537,10 +582,10 @@ class AtariVectorEnv(VectorEnv):
         with numba_threads(self._threads):
             if self._next_step:
                 stepping, resets = self._split_next_step(mask)
-                K.agent_step_cpu(*self._step_args(stepping))
+                self._step_kernels(stepping)
                 mask = resets
             else:
-                K.agent_step_cpu(*self._step_args(mask))
+                self._step_kernels(mask)
                 resets = self._agent[:, K.A_RESET_NOW] != 0
             if self._same_step:
                 self._was_reset[mask] = resets[mask]
@@ -629,7 +674,7 @@ class AtariVectorEnv(VectorEnv):
         if self._next_step:
             self._step_beside_resets(device_mask)
             return
-        g.launch(self._step_kernel, self.num_envs, *self._step_args(device_mask))
+        self._step_kernels(device_mask)
         if self._same_step:
             # Whether a console resets is on the GPU: keep every stepped console's observation
             # where it does (one pass over the observations; SameStep only).
@@ -660,7 +705,7 @@ class AtariVectorEnv(VectorEnv):
                 self._launch_reset(K.OP_AUTORESET, resetting)
             else:
                 self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, resetting)
-        self._gpu.launch(self._step_kernel, self.num_envs, *self._step_args(stepping))
+        self._step_kernels(stepping)
         main.wait_event(side.record())
 
     # -- reset timing for cule_py.steady_state (off unless asked for) ------------------------------

@@ -48,9 +48,9 @@ def _compare(ours, theirs, where):
     assert diff is None, f"{where}: {diff}"
 
 
-def _play(game, n, steps, kw, seed=11, action_seed=0):
+def _play(game, n, steps, kw, seed=11, action_seed=0, ours_kw=None):
     theirs = ale_vector.AtariVectorEnv(game, n, **kw)
-    ours = AtariVectorEnv(game, n, **kw)
+    ours = AtariVectorEnv(game, n, **kw, **(ours_kw or {}))
     obs_t, info_t = theirs.reset(seed=seed)
     obs_o, info_o = ours.reset(seed=seed)
     _compare((obs_o, info_o), (obs_t, info_t), "reset")
@@ -73,6 +73,18 @@ def test_step_equals_ale_vector_env(case):
     dones = _play(game, n, steps, kw)
     if case.startswith(("breakout", "space_invaders")):
         assert dones > 0, "the case should end some episodes"
+
+
+# The GPU's structure on the CPU: each step leaves its observation to a launch of its own
+# (agent_observe_cpu, as agent_observe_cuda on the GPU), in bands of output rows; 12 bands as
+# the GPU makes them. Every case must stay equal to ale-py's.
+@pytest.mark.parametrize("case", slow_except(sorted(CASES), "boxing-frameskip1-stack2",
+                                             "breakout-sticky-budget-skip3"))
+def test_observation_bands_equal_ale_vector_env(case):
+    from cule_py.vector import OBSERVATION_BANDS_GPU
+
+    game, n, steps, kw = CASES[case]
+    _play(game, n, steps, kw, ours_kw=dict(observation_bands=OBSERVATION_BANDS_GPU))
 
 
 def test_masked_seeded_reset_equals_ale_vector_env():

@@ -212,11 +212,12 @@ def test_simulated_console_kernel_matches_cpu(tmp_path):
     np.testing.assert_array_equal(sim["fb"], fb)
 
 
-# ---- the agent step kernel --------------------------------------------------------------------
+# ---- the agent step kernel ----------------------------------------------------------------------
 # Two consoles of an AtariVectorEnv that the CPU backend reset and stepped; then AGENT_STEPS steps
-# of agent_step_cuda under the simulator (frameskip 4 with lazy drawing: undrawn frames, the
-# snapshot, grabs, max-pool, resize, stack) against the same steps of agent_step_cpu. Every array
-# the kernel receives must come out identical.
+# of agent_step_cuda and agent_observe_cuda under the simulator (frameskip 4 with lazy drawing:
+# undrawn frames, the snapshot, grabs; the observation in the GPU's bands: max-pool, resize,
+# stack) against the same steps of agent_step_cpu and agent_observe_cpu. Every array the kernels
+# receive must come out identical.
 AGENT_STEPS = 2
 
 AGENT_CHILD = textwrap.dedent("""
@@ -227,38 +228,48 @@ AGENT_CHILD = textwrap.dedent("""
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    count, steps = int(d["count"]), int(d["steps"])
+    count, steps, bands = int(d["count"]), int(d["steps"]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
     args[3] = np.ascontiguousarray(args[3].T).T           # state field-major, [env, field] view
+    observe_args = [args[i] for i in d["observe_from_step"]]
+    n = args[3].shape[0]
     start = time.perf_counter()
     for _ in range(steps):
         K.agent_step_cuda[1, 32](*args)
-    print(f"simulated {steps} agent steps x {args[3].shape[0]} consoles in "
+        K.agent_observe_cuda[bands, n](*observe_args)     # lane = band * n + console
+    print(f"simulated {steps} agent steps x {n} consoles in "
           f"{time.perf_counter() - start:.1f} s")
     np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
                               if not isinstance(a, int)})
 """)
 
 
-def test_simulated_agent_step_kernel_matches_cpu(tmp_path):
+def test_simulated_agent_step_kernels_match_cpu(tmp_path):
     from cule_py.kernels import agent_step as K
-    from cule_py.vector import AtariVectorEnv
+    from cule_py.vector import OBSERVATION_BANDS_GPU, AtariVectorEnv
 
-    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, seed=4)
+    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, seed=4,
+                         observation_bands=OBSERVATION_BANDS_GPU)
     env.reset(seed=4)
     for t in range(5):
         env.step(np.array([t % 4, 3 - t % 4]))
     env._actions[:] = [1, 2]
     args = env._step_args(env._all)
+    observe_args = env._observe_args(env._all)
+    observe_from_step = [next(i for i, a in enumerate(args) if a is b) for b in observe_args]
     np.savez(tmp_path / "in.npz", count=len(args), steps=AGENT_STEPS,
+             bands=OBSERVATION_BANDS_GPU, observe_from_step=observe_from_step,
              **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
     print(_run_simulated(AGENT_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
     sim = dict(np.load(tmp_path / "out.npz"))
     before = env._batch.frame_buffers.copy()
+    obs_before = env._obs.copy()
     for _ in range(AGENT_STEPS):
         K.agent_step_cpu(*args)
+        K.agent_observe_cpu(*observe_args)
     assert (env._batch.frame_buffers != before).any()     # the steps drew something
+    assert (env._obs != obs_before).any()                 # and observed it
     assert env._saved_state.any()                         # the lazy path (snapshot) ran
     for i, a in enumerate(args):
         if isinstance(a, np.ndarray):

@@ -64,12 +64,16 @@ def test_ram_observations_draw_no_pixels_and_stay_exact():
     kw = dict(obs_type="ram", repeat_action_probability=0.25, max_num_frames_per_episode=300)
     lazy = AtariVectorEnv("seaquest", 2, lazy_drawing=True, **kw)
     full = AtariVectorEnv("seaquest", 2, lazy_drawing=False, **kw)
+    # and the RAM observation made by its own launch (the GPU's way: one band does it all)
+    banded = AtariVectorEnv("seaquest", 2, lazy_drawing=True, observation_bands=3, **kw)
     lazy.reset(seed=1)
     full.reset(seed=1)
+    banded.reset(seed=1)
     rng = np.random.default_rng(0)
     for t in range(100):
         actions = rng.integers(0, len(lazy.action_set), 2)
-        for a, b in zip(lazy.step(actions)[:4], full.step(actions)[:4]):
-            assert (a == b).all(), t
+        ours = lazy.step(actions)[:4]
+        for a, b, c in zip(ours, full.step(actions)[:4], banded.step(actions)[:4]):
+            assert (a == b).all() and (a == c).all(), t
         assert (lazy._batch.memory == full._batch.memory).all(), t
         assert (lazy._batch.state == full._batch.state).all(), t

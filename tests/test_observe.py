@@ -77,3 +77,40 @@ def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older, fused)
     assert np.array_equal(raw[env, 1], before[1]), "raw[1] is only read"
     assert np.array_equal(obs[env, 1], expected.reshape(-1))
     assert not obs[env, 0].any() and not obs[0].any() and not obs[2].any(), "one slot written"
+
+
+@njit(cache=False)
+def _observe_bands(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+                   older, fused, order):
+    for band in order:
+        K.observe_rows(fb, palette, raw, obs, 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
+                       newest, older, fused, band, len(order))
+
+
+# The GPU's observation launch (agent_observe_cuda) makes an observation in bands of output
+# rows, one thread each, in no particular order: the bands run here one after another in every
+# order that could matter (top down, bottom up, interleaved); each must leave raw[0] and the
+# observation exactly as one pass does. 5 bands split 84 rows unevenly; 84, one row each; 100,
+# more bands than rows (some empty).
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("bands", [2, 5, 12, 84, 100])
+@pytest.mark.parametrize("newest,older", [(0, 1), (1, NONE), (0, RAW1), (NONE, 1), (NONE, RAW1)])
+def test_bands_in_any_order_equal_one_pass(bands, newest, older, fused):
+    for height, rgb in [(210, False), (250, True)]:
+        fb, palette, raw, cfg, tables, ch = _case(height, rgb, seed=bands + 11 * (newest + 1))
+        env = 2
+        obs = np.zeros((3, 2, 84 * 84 * ch), np.uint8)
+        scratch = np.zeros((3, 2, 84 * ch), np.float32)
+        whole_raw = raw.copy()
+        _observe(fb.view(np.uint64), palette, whole_raw, obs, scratch, cfg, *tables, env,
+                 np.int32(newest), np.int32(older), fused)
+        for order in (np.arange(bands), np.arange(bands)[::-1],
+                      np.r_[np.arange(0, bands, 2), np.arange(1, bands, 2)][::-1]):
+            banded_raw = raw.copy()
+            banded = np.zeros_like(obs)
+            band_scratch = np.full((3, 2 * bands, 84 * ch), np.nan, np.float32)
+            _observe_bands(fb.view(np.uint64), palette, banded_raw, banded, band_scratch, cfg,
+                           *tables, env, np.int32(newest), np.int32(older), fused,
+                           order.astype(np.int64))
+            assert np.array_equal(banded_raw, whole_raw), (height, order[:3])
+            assert np.array_equal(banded, obs), (height, order[:3])

@@ -23,9 +23,10 @@ total on the next GPU run (stage 3 profiles the same kernels), not a measurement
     python tools/gpu_line_profile.py --game pong --consoles 8 --warmup 100 --steps 2 \\
         --out benchmarks/results/DIR
 
-writes `counts-GAME-*.json`, `sass-step-*.json` (both cached per kernel source fingerprint; the
-warm-up's kernel arguments in `inputs-*.npz`, reusable across versions of the kernels) and
-`profile-GAME.md`.
+writes `counts-GAME-*.json`, `sass-step-*.json`, `sass-observe-*.json` (cached per kernel source
+fingerprint; the warm-up's kernel arguments in `inputs-*.npz`, reusable across versions of the
+kernels) and `profile-GAME.md`: the step kernel's lines and those of the observation's own
+launch (agent_observe_cuda), each against its kernel's SASS.
 
     python tools/gpu_line_profile.py --warp --game pong --warmup 300 --out DIR
 
@@ -121,23 +122,30 @@ COUNT_CHILD = textwrap.dedent("""
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    count, steps = int(d["count"]), int(sys.argv[4])
+    count, steps, bands = int(d["count"]), int(sys.argv[4]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
     args[3] = np.ascontiguousarray(args[3].T).T           # state field-major, as on the GPU
+    observe_args = [args[i] for i in d["observe_from_step"]]
     n = args[3].shape[0]
-    counter = LineCounter()
+    # the step kernel's lines and the observation kernel's, counted apart
+    step_counter, observe_counter = LineCounter(), LineCounter()
     start = time.perf_counter()
-    counter.start()
-    try:
-        for _ in range(steps):
-            K.agent_step_cuda[1, n](*args)
-    finally:
-        counter.stop()
+    for _ in range(steps):
+        for counter, launch in ((step_counter, lambda: K.agent_step_cuda[1, n](*args)),
+                                (observe_counter,
+                                 lambda: K.agent_observe_cuda[bands, n](*observe_args))):
+            counter.start()
+            try:
+                launch()
+            finally:
+                counter.stop()
     seconds = time.perf_counter() - start
-    total = counter.total()
-    json.dump({"seconds": seconds, "threads": len(counter.per_thread),
-               "lines": {f"{f}:{l}": c for (f, l), c in total.items()}},
+    json.dump({"seconds": seconds, "threads": len(step_counter.per_thread),
+               "bands": bands,
+               "lines": {f"{f}:{l}": c for (f, l), c in step_counter.total().items()},
+               "observe_lines": {f"{f}:{l}": c
+                                 for (f, l), c in observe_counter.total().items()}},
               open(sys.argv[2], "w"))
     print(f"traced {steps} agent steps x {n} consoles in {seconds:.1f} s")
 """)
@@ -161,9 +169,11 @@ def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.
     layout, not on the kernel code, so one file serves the line counts of several versions
     of the kernels (each version would otherwise compile the CPU backend for the warm-up)."""
     import numpy as np
-    from cule_py.vector import AtariVectorEnv
+    from cule_py.vector import OBSERVATION_BANDS_GPU, AtariVectorEnv
 
-    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, seed=seed)
+    # the GPU's structure: the observation in bands, by a launch of its own
+    env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, seed=seed,
+                         observation_bands=OBSERVATION_BANDS_GPU)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     n_actions = env.single_action_space.n
@@ -171,13 +181,16 @@ def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.
         env.step(rng.integers(0, n_actions, consoles))
     env._actions[:] = rng.integers(0, n_actions, consoles)
     args = env._step_args(env._all)
+    observe_from_step = [next(i for i, a in enumerate(args) if a is b)
+                         for b in env._observe_args(env._all)]
     # frames a step, from the step's own configuration (the counts are per console-frame)
     from cule_py.kernels import agent_step as K
 
     skip_lo, skip_hi = int(env._cfg[K.C_SKIP_LO]), int(env._cfg[K.C_SKIP_HI])
     if skip_hi - skip_lo > 1:
         raise ValueError("a random frameskip leaves frames a step unknown: use a fixed one")
-    np.savez(path, count=len(args), frameskip=skip_lo,
+    np.savez(path, count=len(args), frameskip=skip_lo, bands=OBSERVATION_BANDS_GPU,
+             observe_from_step=observe_from_step,
              **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
 
 
@@ -699,6 +712,16 @@ def main(argv=None) -> int:
     sass = line_sass(args.kernel, args.out)
     result = estimate(counts, sass)
     text = markdown(result, counts, sass, args.top)
+    if counts.get("observe_lines"):
+        # the observation's own launch (agent_observe_cuda, one thread a console and band)
+        observe_sass = line_sass("observe", args.out)
+        observe_counts = dict(counts, lines=counts["observe_lines"])
+        observed = estimate(observe_counts, observe_sass)
+        text = (f"Step kernel {result['total']:,.0f} + observation kernel "
+                f"{observed['total']:,.0f} = **{result['total'] + observed['total']:,.0f}** "
+                f"estimated thread instructions per console-frame ({counts['bands']} bands).\n\n"
+                f"## {sass['kernel']}\n\n{text}\n## observe\n\n"
+                + markdown(observed, observe_counts, observe_sass, args.top // 2))
     (args.out / f"profile-{args.game}.md").write_text(text)
     print(text)
     return 0

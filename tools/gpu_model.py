@@ -78,7 +78,7 @@ if str(REPO) not in sys.path:
 CC = (9, 0)
 KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
            "step128": "agent_step_cuda_capped", "reset": "agent_reset_cuda",
-           "fill": "fill_tails_cuda"}
+           "fill": "fill_tails_cuda", "observe": "agent_observe_cuda"}
 OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", "banked_write",
             "tia_space_read", "tia_space_write")
 
@@ -103,13 +103,19 @@ CAPS = {
     # 4,556 / 2,090 / 852 B.
     "drive_cuda": {"registers": 255, "spill_store_bytes": 1646},
     "lives_and_flags_cuda": {"registers": 20, "spill_store_bytes": 0},
-    # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop
-    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1244},
+    # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop;
+    # 1,244 before the observation moved to a kernel of its own (agent_observe_cuda, session 27)
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 1212},
     # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
     # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
     # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
-    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 4328},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2026},
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 4228},
+    # The step's observations, a thread per console and band (session 27): unrolled pooling
+    # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
+    # --max-registers), left uncapped until a GPU says whether occupancy pays.
+    "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
+    # 2,026 before its observation went through observe_rows' band bounds (session 27)
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2030},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 824},

@@ -53,7 +53,8 @@ def _report(name, compiled, seconds):
 
 def kernel_and_arguments(which: str):
     """(CUDA kernel, the arguments the GPU backend launches it with) for "drive", "flags",
-    "step", "step128" (the step capped at 128 registers), "fill" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
+    "step", "step128" (the step capped at 128 registers), "observe" (the step's observations),
+    "fill" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
     types matter). Also used by tools/gpu_precompile.py."""
     ConsoleBatch.power_on = _skip_power_on
     if which in ("drive", "flags"):
@@ -74,6 +75,8 @@ def kernel_and_arguments(which: str):
         return K.agent_step_cuda_capped, env._step_args(every)
     if which == "fill":
         return K.fill_tails_cuda, env._fill_args()
+    if which == "observe":
+        return K.agent_observe_cuda, env._observe_args(every)
     return K.agent_reset_cuda, env._reset_args(K.OP_RESET, every)
 
 

@@ -80,7 +80,10 @@ A_TABLE_RESETS = 16    # reset_games whose input-free frames came from the table
 A_TAIL_RESETS = 17     # resets whose fire and noop acts came from the table's tail region
 A_TAIL_BY_ORIGIN = 18  # of those, the ones found by their start entry, with no compare
 A_TAIL_DIRECT = 19     # of those, the ones from the start entry's direct tails (played ahead)
-AGENT_FIELDS = 20
+A_OBS_DUE = 20         # 1: the last step left its observation to agent_observe_* (C_OBS_BANDS)
+A_OBS_NEWEST = 21      # and where that observation's two screens are (SRC_*, `observe`)
+A_OBS_OLDER = 22
+AGENT_FIELDS = 23
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -100,7 +103,9 @@ C_DST_H = 13
 C_DST_W = 14
 C_AUTORESET = 15       # AUTORESET_*: resets a step does itself
 C_LAZY = 16            # 1: draw only the frames the observation needs (exact; module doc)
-CFG_FIELDS = 17
+C_OBS_BANDS = 17       # 0: the step makes its observation; B > 0: agent_observe_* makes it after
+                       # the step, one thread per console and band of output rows (B bands)
+CFG_FIELDS = 18
 
 AUTORESET_DISABLED = 0  # the host resets (by mask)
 AUTORESET_NEXT = 1      # a console whose last step ended resets instead of stepping
@@ -297,12 +302,12 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
 
 
 @register_jitable
-def reduce_row(raw, scratch, ch, env, y, xd, xs, xa):
-    """Row y of raw[env, 0] reduced along x into scratch[env, 0]. Each destination's taps are
-    consecutive in the table: they are summed in a register, in table order."""
+def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into):
+    """Row y of raw[env, 0] reduced along x into scratch[env, into]. Each destination's taps
+    are consecutive in the table: they are summed in a register, in table order."""
     base = np.uint32(y) * np.uint32(SCREEN_W) * np.uint32(ch)
     taps = np.uint32(xd.shape[0])
-    pooled_row, reduced_row = raw[env, 0], scratch[env, 0]      # row views (see observe)
+    pooled_row, reduced_row = raw[env, 0], scratch[env, into]   # row views (see observe)
     for c in range(np.uint32(ch)):
         cell = np.uint32(xd[0])
         total = np.float32(0.0)
@@ -318,33 +323,63 @@ def reduce_row(raw, scratch, ch, env, y, xd, xs, xa):
 
 
 @register_jitable
-def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-            older, fused):
-    """The step's max-pooled screen into raw[env, 0] and its area resize into obs[env, slot]
-    (see cule_py/area_resize.py), in one pass over the source rows: each row is pooled just
-    before the resize first reads it, and its horizontal pass serves every vertical entry of
-    that row (and of the rows equal to it below: screens repeat rows a lot). raw[0] is kept
-    whole because a later step that ends early pools with it. `fused`: how equal rows are
-    found (compare_while_pooling)."""
+def row_band(cfg, yd, band, bands):
+    """Band `band` of `bands` of the output rows: (its first entry of the vertical table, the
+    entry past its last, its first output row, the row past its last). The output rows split
+    evenly; each
+    band pools from its first entry's source row up to the next band's (the last band: to the
+    screen's end), so the bands pool every row, and a row that two bands' entries read (area
+    resize shares the boundary rows) is pooled by both, to the same values."""
+    dst_h = np.int32(cfg[C_DST_H])
+    first_dy = np.int32(band * dst_h // bands)
+    past_dy = np.int32((band + 1) * dst_h // bands)
+    entries = np.int32(yd.shape[0])
+    j_lo = np.int32(0)
+    while j_lo < entries and yd[j_lo] < first_dy:
+        j_lo = np.int32(j_lo + 1)
+    j_hi = j_lo
+    while j_hi < entries and yd[j_hi] < past_dy:
+        j_hi = np.int32(j_hi + 1)
+    return j_lo, j_hi, first_dy, past_dy
+
+
+@register_jitable
+def observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+                 older, fused, band, bands):
+    """Output rows of band `band` of `bands` (row_band) of the step's observation: their source
+    rows max-pooled into raw[env, 0], their area resize into obs[env, slot] (see
+    cule_py/area_resize.py), in one pass over the source rows: each row is pooled just before
+    the resize first reads it, and its horizontal pass serves every vertical entry of that row
+    (and of the rows equal to it below: screens repeat rows a lot). raw[0] is kept whole because
+    a later step that ends early pools with it. The bands share nothing but boundary rows of
+    raw[0], which pooling writes idempotently, so they may run in any order or at once; each
+    uses scratch rows 2 * band and 2 * band + 1. `fused`: how equal rows are found
+    (compare_while_pooling)."""
     ch = np.int32(cfg[C_CHANNELS])
     height = np.int32(cfg[C_SRC_H])
     row_out = np.int32(cfg[C_DST_W]) * ch
+    j_lo, j_hi, first_dy, past_dy = row_band(cfg, yd, band, bands)
+    if first_dy >= past_dy:
+        return
     # Row views made once: indexed 3-D in the loops, each access recomputed its address
     # (frame_buffer.py says the same of the frame buffers).
-    reduced_row, total, out_slot = scratch[env, 0], scratch[env, 1], obs[env, slot]
+    reduced_row, total = scratch[env, 2 * band], scratch[env, 2 * band + 1]
+    out_slot = obs[env, slot]
     for k in range(row_out):
         total[k] = np.float32(0.0)
-    pooled = np.int32(0)                 # rows of raw[0] final so far
+    # Rows of raw[0] final so far. A band's first row is reduced whatever the row above it
+    # holds (another band's row, maybe not pooled yet): `reduced` starts before it.
+    pooled = np.int32(0) if band == 0 else np.int32(ys[j_lo])
     reduced = np.int32(-1)               # the source row scratch[0] holds, reduced along x
-    prev = np.int32(yd[0])
-    for j in range(yd.shape[0]):
+    prev = np.int32(yd[j_lo])
+    for j in range(j_lo, j_hi):
         dy = np.int32(yd[j])
         sy = np.int32(ys[j])
         beta = ya[j]
         while pooled <= sy:
             if pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused) or (
                     reduced != pooled - 1):
-                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa)
+                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa, 2 * band)
             reduced = pooled
             pooled = np.int32(pooled + 1)
         if dy != prev:
@@ -359,27 +394,70 @@ def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, e
     out = prev * row_out
     for k in range(row_out):
         out_slot[out + k] = round_u8(total[k])
-    while pooled < height:
+    end = height if band == bands - 1 else np.int32(ys[row_band(cfg, yd, band + 1, bands)[0]])
+    while pooled < end:
         pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused)
         pooled = np.int32(pooled + 1)
+
+
+@register_jitable
+def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+            older, fused):
+    """The whole observation in one pass (observe_rows, a single band)."""
+    observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+                 older, fused, 0, 1)
+
+
+@register_jitable
+def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+              older, band, bands):
+    """Shift band `band` of `bands` of the stack one slot older and put the band of the new
+    observation in the newest slot (the RAM: band 0 does all); `newest`, `older`: where the
+    step's two screens are (SRC_*)."""
+    stack = np.int32(cfg[C_STACK])
+    if cfg[C_OBS] == OBS_RAM:
+        if band == 0:
+            for slot in range(stack - 1):
+                older_slot, newer_slot = obs[env, slot], obs[env, slot + 1]
+                for k in range(obs.shape[2]):
+                    older_slot[k] = newer_slot[k]
+            for k in range(128):
+                obs[env, stack - 1, k] = ram[env, k]
+        return
+    row_out = np.int32(cfg[C_DST_W]) * np.int32(cfg[C_CHANNELS])
+    dst_h = np.int32(cfg[C_DST_H])
+    first = np.int32(band * dst_h // bands) * row_out
+    past = np.int32((band + 1) * dst_h // bands) * row_out
+    for slot in range(stack - 1):
+        older_slot, newer_slot = obs[env, slot], obs[env, slot + 1]
+        for k in range(first, past):
+            older_slot[k] = newer_slot[k]
+    observe_rows(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
+                 newest, older, compare_while_pooling(), band, bands)
 
 
 @register_jitable
 def push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older):
     """Shift the stack one slot older and put the new observation (or the RAM) in the newest
     slot; `newest`, `older`: where the step's two screens are (SRC_*)."""
-    stack = np.int32(cfg[C_STACK])
-    size = obs.shape[2]
-    for slot in range(stack - 1):
-        older_slot, newer_slot = obs[env, slot], obs[env, slot + 1]
-        for k in range(size):
-            older_slot[k] = newer_slot[k]
-    if cfg[C_OBS] == OBS_RAM:
-        for k in range(128):
-            obs[env, stack - 1, k] = ram[env, k]
-        return
-    observe(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
-            newest, older, compare_while_pooling())
+    push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
+              older, 0, 1)
+
+
+@register_jitable
+def observe_in_step(cfg):
+    """Whether the step kernel makes its observation itself (C_OBS_BANDS == 0) or leaves it to
+    agent_observe_*. The GPU always leaves it: there the step kernel runs one warp a scheduler
+    at 16,384 consoles, each instruction ~6 cycles apart, while agent_observe_cuda runs a thread
+    per console and band at full occupancy; and the step kernel then holds no observation
+    code. (numba's CUDA simulator runs the GPU kernels as this Python function; the GPU
+    backend sets C_OBS_BANDS there too.)"""
+    return cfg[C_OBS_BANDS] == 0
+
+
+@overload(observe_in_step, target="cuda")
+def _observe_in_step_cuda(cfg):
+    return lambda cfg: False
 
 
 @register_jitable
@@ -590,7 +668,12 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
     episodic = cfg[C_EPISODIC] != 0
     agent[env, A_ELAPSED] = elapsed
     agent[env, A_LIVES] = previous
-    push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older)
+    if observe_in_step(cfg):
+        push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older)
+    else:
+        agent[env, A_OBS_NEWEST] = newest
+        agent[env, A_OBS_OLDER] = older
+    agent[env, A_OBS_DUE] = 1
     agent[env, A_EP_RETURN] += reward
     agent[env, A_EP_LENGTH] += 1
     if cfg[C_CLIP] != 0:
@@ -619,6 +702,7 @@ def step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, age
     if autoreset == AUTORESET_NEXT and agent[env, A_NEEDS_RESET] != 0:
         agent[env, A_RESET_NOW] = 1
         agent[env, A_GAME_ENDED] = 0
+        agent[env, A_OBS_DUE] = 0
         return
     step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
@@ -668,6 +752,32 @@ def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshol
                      env)
 
 
+@register_jitable
+def observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent, mask,
+                 lane):
+    """Lane `lane` of agent_observe_*: console lane % consoles, band lane // consoles (so that
+    a warp's lanes are neighbouring consoles on one band), if the step left it an
+    observation."""
+    consoles = np.int32(agent.shape[0])
+    bands = np.int32(cfg[C_OBS_BANDS])
+    env = np.int32(lane % consoles)
+    band = np.int32(lane // consoles)
+    if band < bands and mask[env] and agent[env, A_OBS_DUE] != 0:
+        push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
+                  np.int32(agent[env, A_OBS_NEWEST]), np.int32(agent[env, A_OBS_OLDER]), band,
+                  bands)
+
+
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False)
+def agent_observe_cpu(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
+                      mask):
+    """The observations the last agent_step_cpu left (C_OBS_BANDS > 0), a band of rows per
+    iteration: the GPU's structure on the CPU, which by default observes inside the step."""
+    for lane in prange(agent.shape[0] * np.int64(max(cfg[C_OBS_BANDS], 1))):
+        observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
+                     mask, lane)
+
+
 @njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
 def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
@@ -701,6 +811,17 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
         step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+
+
+# The observations of the step just launched, C_OBS_BANDS threads a console (observe_band),
+# on the same stream after it. In the step kernel the observation ran converged but at one warp
+# a scheduler (16,384 consoles), ~0.3 of its instructions each ~6 cycles apart; here the bands
+# give 12x the warps, so the same instructions issue at close to full occupancy.
+@cuda.jit(cache=CACHE_ENABLED)
+def agent_observe_cuda(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
+                       mask):
+    observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent, mask,
+                 cuda.grid(1))
 
 
 # The same step compiled with at most STEP_REGISTER_CAP registers a thread (numba-cuda passes

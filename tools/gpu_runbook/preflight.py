@@ -11,7 +11,7 @@ import time
 
 from common import REPO, Log
 
-KERNELS = ("drive", "flags", "step", "step128", "reset", "fill")
+KERNELS = ("drive", "flags", "step", "step128", "observe", "reset", "fill")
 
 
 def kernel_cache(log) -> dict:

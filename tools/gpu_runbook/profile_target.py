@@ -102,7 +102,7 @@ def agent_ranges(ranges: Ranges, game: str, consoles: int, device: str, warmup_s
     for _ in range(warmup_steps):
         env.step(rng.integers(0, n, consoles))
     actions = rng.integers(0, n, consoles)
-    ranges("agent_step", ["agent_step_cuda", "agent_reset_cuda"], consoles,
+    ranges("agent_step", ["agent_step_cuda", "agent_observe_cuda", "agent_reset_cuda"], consoles,
            lambda: env.step(actions))
 
 
