@@ -114,8 +114,7 @@ CAPS = {
     # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
     # --max-registers), left uncapped until a GPU says whether occupancy pays.
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    # 2,026 before its observation went through observe_rows' band bounds (session 27)
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2030},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 2026},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 824},

@@ -331,9 +331,11 @@ def row_band(cfg, yd, band, bands):
     screen's end), so the bands pool every row, and a row that two bands' entries read (area
     resize shares the boundary rows) is pooled by both, to the same values."""
     dst_h = np.int32(cfg[C_DST_H])
+    entries = np.int32(yd.shape[0])
+    if bands == 1:                     # the CPU's whole observation: no search
+        return np.int32(0), entries, np.int32(0), dst_h
     first_dy = np.int32(band * dst_h // bands)
     past_dy = np.int32((band + 1) * dst_h // bands)
-    entries = np.int32(yd.shape[0])
     j_lo = np.int32(0)
     while j_lo < entries and yd[j_lo] < first_dy:
         j_lo = np.int32(j_lo + 1)
@@ -429,9 +431,11 @@ def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, 
     first = np.int32(band * dst_h // bands) * row_out
     past = np.int32((band + 1) * dst_h // bands) * row_out
     for slot in range(stack - 1):
-        older_slot, newer_slot = obs[env, slot], obs[env, slot + 1]
-        for k in range(first, past):
-            older_slot[k] = newer_slot[k]
+        # The band's bytes as views from 0: indexed from `first`, LLVM left the CPU's copy a
+        # byte loop (a push 40.6 -> 49.3 us).
+        older_band, newer_band = obs[env, slot, first:past], obs[env, slot + 1, first:past]
+        for k in range(past - first):
+            older_band[k] = newer_band[k]
     observe_rows(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
                  newest, older, compare_while_pooling(), band, bands)
 
