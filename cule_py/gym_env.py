@@ -48,7 +48,8 @@ _ALE_VECTOR_NAMES = ("batch_size", "num_threads", "thread_affinity_offset",
                      "autoreset_mode", "img_height", "img_width", "grayscale", "stack_num",
                      "frameskip", "maxpool", "noop_max", "episodic_life", "life_loss_info",
                      "reward_clipping", "use_fire_reset")
-_OWN_VECTOR_NAMES = ("obs_type", "seed", "lazy_drawing", "episode_statistics", "render_mode")
+_OWN_VECTOR_NAMES = ("obs_type", "seed", "lazy_drawing", "episode_statistics", "render_mode",
+                     "observation_bands")
 #: Every keyword `make_vec` takes besides env_id, num_envs, device and array_type.
 VECTOR_ARGUMENTS = _ALE_VECTOR_NAMES + _OWN_VECTOR_NAMES
 # Arguments of the single env that the vector env (ale-py's too) has no counterpart for.

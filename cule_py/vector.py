@@ -73,9 +73,9 @@ SAME_STEP = "SameStep"
 DISABLED = "Disabled"
 
 # The GPU's observation launch: bands of output rows a console (84 rows: 7 each). At 16,384
-# consoles that is 196,608 threads, ~12 warps a scheduler on an H100, enough to hide the loads'
-# latency; each band re-reduces at most one source row that the band above also reads
-# (area resize shares boundary rows), ~5% more horizontal passes than one band.
+# consoles that is 6,144 warps, ~12 a scheduler on an H100 where the step kernel has one (3 of
+# them resident at once at agent_observe_cuda's 144 registers); each band reduces again at most
+# one source row that the band above also reads (area resize shares boundary rows).
 OBSERVATION_BANDS_GPU = 12
 
 

@@ -260,6 +260,9 @@ def test_bad_ids_and_arguments_are_clear_errors():
         cule_py.make_vec("ALE/Pong-v5", 2, noops_max=3)
     with pytest.raises(ValueError, match="batch_size"):
         cule_py.make_vec("ALE/Pong-v5", 4, batch_size=5)
+    for bands in (-1, True, 2.0):
+        with pytest.raises(ValueError, match="observation_bands must be None or an int"):
+            cule_py.make_vec("ALE/Pong-v5", 2, observation_bands=bands)
     with pytest.raises(ValueError, match="frameskip"):
         cule_py.make_vec("ALE/Pong-v5", 2, frameskip=0)
     with pytest.raises(ValueError, match="autoreset_mode"):
