@@ -323,19 +323,23 @@ def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into):
 
 
 @register_jitable
+def band_rows(cfg, band, bands):
+    """(first output row, the row past its last) of band `band` of `bands`: an even split."""
+    dst_h = np.int32(cfg[C_DST_H])
+    return np.int32(band * dst_h // bands), np.int32((band + 1) * dst_h // bands)
+
+
+@register_jitable
 def row_band(cfg, yd, band, bands):
     """Band `band` of `bands` of the output rows: (its first entry of the vertical table, the
-    entry past its last, its first output row, the row past its last). The output rows split
-    evenly; each
-    band pools from its first entry's source row up to the next band's (the last band: to the
-    screen's end), so the bands pool every row, and a row that two bands' entries read (area
-    resize shares the boundary rows) is pooled by both, to the same values."""
-    dst_h = np.int32(cfg[C_DST_H])
+    entry past its last, its first output row, the row past its last). Each band pools from
+    its first entry's source row up to the next band's first (the entry past its own last; the
+    last band: to the screen's end), so the bands pool every row, and a row that two bands'
+    entries read (area resize shares the boundary rows) is pooled by both, to the same values."""
     entries = np.int32(yd.shape[0])
     if bands == 1:                     # the CPU's whole observation: no search
-        return np.int32(0), entries, np.int32(0), dst_h
-    first_dy = np.int32(band * dst_h // bands)
-    past_dy = np.int32((band + 1) * dst_h // bands)
+        return np.int32(0), entries, np.int32(0), np.int32(cfg[C_DST_H])
+    first_dy, past_dy = band_rows(cfg, band, bands)
     j_lo = np.int32(0)
     while j_lo < entries and yd[j_lo] < first_dy:
         j_lo = np.int32(j_lo + 1)
@@ -396,7 +400,7 @@ def observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, 
     out = prev * row_out
     for k in range(row_out):
         out_slot[out + k] = round_u8(total[k])
-    end = height if band == bands - 1 else np.int32(ys[row_band(cfg, yd, band + 1, bands)[0]])
+    end = height if band == bands - 1 else np.int32(ys[j_hi])      # the next band's first
     while pooled < end:
         pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused)
         pooled = np.int32(pooled + 1)
@@ -427,9 +431,8 @@ def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, 
                 obs[env, stack - 1, k] = ram[env, k]
         return
     row_out = np.int32(cfg[C_DST_W]) * np.int32(cfg[C_CHANNELS])
-    dst_h = np.int32(cfg[C_DST_H])
-    first = np.int32(band * dst_h // bands) * row_out
-    past = np.int32((band + 1) * dst_h // bands) * row_out
+    first_dy, past_dy = band_rows(cfg, band, bands)
+    first, past = first_dy * row_out, past_dy * row_out
     for slot in range(stack - 1):
         # The band's bytes as views from 0: indexed from `first`, LLVM left the CPU's copy a
         # byte loop (a push 40.6 -> 49.3 us).
@@ -453,8 +456,8 @@ def observe_in_step(cfg):
     """Whether the step kernel makes its observation itself (C_OBS_BANDS == 0) or leaves it to
     agent_observe_*. The GPU always leaves it: there the step kernel runs one warp a scheduler
     at 16,384 consoles, each instruction ~6 cycles apart, while agent_observe_cuda runs a thread
-    per console and band at full occupancy; and the step kernel then holds no observation
-    code. (numba's CUDA simulator runs the GPU kernels as this Python function; the GPU
+    per console and band, several warps a scheduler; and the step kernel then holds no
+    observation code. (numba's CUDA simulator runs the GPU kernels as this Python function; the GPU
     backend sets C_OBS_BANDS there too.)"""
     return cfg[C_OBS_BANDS] == 0
 
@@ -820,7 +823,7 @@ def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, thresho
 # The observations of the step just launched, C_OBS_BANDS threads a console (observe_band),
 # on the same stream after it. In the step kernel the observation ran converged but at one warp
 # a scheduler (16,384 consoles), ~0.3 of its instructions each ~6 cycles apart; here the bands
-# give 12x the warps, so the same instructions issue at close to full occupancy.
+# give 12x the warps, of which its 144 registers let 3 a scheduler be resident at once.
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_observe_cuda(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
                        mask):
