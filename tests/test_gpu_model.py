@@ -281,6 +281,29 @@ def test_schedule_keys_order_scanline_before_pc():
     assert schedule_key(SCANLINE, 0x1000, -5, start) == 0x1000      # clamped at line 0
 
 
+def test_scheduling_plan_gives_the_schedule_keys():
+    """The GPU loop reads the schedule and the frame's line phase once, packed in one word
+    (scheduling_plan); planned_key from it must order lanes as schedule_key from the state."""
+    import numpy as np
+
+    from cule_py.kernels import layout as L
+    from cule_py.kernels.warp_schedule import (FREE, MIN_PC, SCANLINE, planned_key,
+                                               schedule_key, scheduling_plan)
+    st = np.zeros((3, L.STATE_FIELDS), np.int32)
+    st[1, L.GPU_SCHEDULE] = FREE
+    assert scheduling_plan(st, 1) == FREE
+    rng = np.random.default_rng(5)
+    for schedule in (MIN_PC, SCANLINE):
+        for frame_start in range(-227, 1):      # tia.start_frame's phases, and reset's 0
+            st[2, L.GPU_SCHEDULE] = schedule
+            st[2, L.TIA_FRAME_START] = frame_start
+            plan = scheduling_plan(st, 2)
+            assert plan != FREE
+            for pc, clk in zip(rng.integers(0, 1 << 16, 4), rng.integers(-10, 30_000, 4)):
+                assert planned_key(plan, pc, clk) == schedule_key(schedule, pc, clk,
+                                                                  np.int64(frame_start))
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(SIMULATOR, reason="the CUDA simulator cannot compile for sm_90")
 @pytest.mark.parametrize("which", ["drive", "flags"])

@@ -415,6 +415,30 @@ def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, e
 
 
 @register_jitable
+def shift_stack(obs, env, stack, first, past):
+    """Move bytes [first, past) of every slot of console `env`'s observation stack one slot
+    older (slot 0's are dropped). Four bytes at a time where the slots and the band allow it
+    (84-pixel rows, grayscale or RGB, always do): byte by byte the GPU's copy was ~26 SASS a
+    byte of 64-bit slice arithmetic, a fifth of agent_observe_cuda's instructions."""
+    if (obs.shape[2] | first | past) & 3 == 0:
+        lo, count = np.uint32(first >> 2), np.uint32((past - first) >> 2)
+        for slot in range(stack - 1):
+            # Views from 0 and unsigned indices: no negative-index fix-ups, and the CPU's
+            # loop stays a vectorised copy.
+            older = obs[env, slot].view(np.uint32)[lo:lo + count]
+            newer = obs[env, slot + 1].view(np.uint32)[lo:lo + count]
+            k = np.uint32(0)
+            while k < count:
+                older[k] = newer[k]
+                k = np.uint32(k + np.uint32(1))
+    else:
+        for slot in range(stack - 1):
+            older_band, newer_band = obs[env, slot, first:past], obs[env, slot + 1, first:past]
+            for k in range(past - first):
+                older_band[k] = newer_band[k]
+
+
+@register_jitable
 def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
               older, band, bands):
     """Shift band `band` of `bands` of the stack one slot older and put the band of the new
@@ -432,13 +456,7 @@ def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, 
         return
     row_out = np.int32(cfg[C_DST_W]) * np.int32(cfg[C_CHANNELS])
     first_dy, past_dy = band_rows(cfg, band, bands)
-    first, past = first_dy * row_out, past_dy * row_out
-    for slot in range(stack - 1):
-        # The band's bytes as views from 0: indexed from `first`, LLVM left the CPU's copy a
-        # byte loop (a push 40.6 -> 49.3 us).
-        older_band, newer_band = obs[env, slot, first:past], obs[env, slot + 1, first:past]
-        for k in range(past - first):
-            older_band[k] = newer_band[k]
+    shift_stack(obs, env, stack, first_dy * row_out, past_dy * row_out)
     observe_rows(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
                  newest, older, compare_while_pooling(), band, bands)
 

@@ -60,6 +60,24 @@ def schedule_key(schedule, pc, clk, frame_start):
 
 
 @register_jitable
+def scheduling_plan(st, env):
+    """The batch's schedule in the low 2 bits and the frame's line phase (-TIA_FRAME_START,
+    0..227) above them: what `planned_key` needs, in one int32. FREE (0) stays FREE."""
+    schedule = np.int32(st[env, L.GPU_SCHEDULE])
+    if schedule == FREE:
+        return np.int32(FREE)
+    phase = np.int32(-np.int32(st[env, L.TIA_FRAME_START]))
+    return np.int32((phase << np.int32(2)) | schedule)
+
+
+@register_jitable
+def planned_key(plan, pc, clk):
+    """schedule_key from a `scheduling_plan` word."""
+    return schedule_key(np.int32(plan & np.int32(3)), pc, clk,
+                        np.int32(-(plan >> np.int32(2))))
+
+
+@register_jitable
 def warp_minimum(value):
     """The smallest int32 `value` over the 32 lanes (a butterfly: every lane must take part)."""
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
@@ -74,23 +92,23 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
     def run(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
         bus = (rom, scheme, ram, st, fb, env)
         # Uniform over the warp: a full mask means all 32 lanes are here together, and the
-        # schedule is the batch's. (The schedule and the frame start are read from the state
-        # row at each step, not held: registers are what the console kernels run short of.)
-        together = st[env, L.GPU_SCHEDULE] != FREE and cuda.activemask() == ALL_LANES
+        # schedule is the batch's. The schedule and the frame's line phase (TIA_FRAME_START,
+        # -227..0, fixed until the next frame starts) travel in one register, read once: read
+        # from the state row at every step they cost two global loads and three spill refills
+        # of their addresses a step (offline sm_90a, session 28).
+        plan = scheduling_plan(st, env) if cuda.activemask() == ALL_LANES else np.int32(FREE)
         jammed = False
         running = True
-        executed = 0
+        executed = np.int32(0)
         # One loop and one inlined copy of the core for every schedule: a second loop for the
         # free schedule made the agent step's core spill more, not less (1,821 spill
         # instructions against 1,070; the decoded core's own loop alone: 475).
         while True:
-            if together:
+            if plan != FREE:
                 # Every lane takes part in each step's votes until the whole warp is done.
                 if not cuda.any_sync(ALL_LANES, running):
                     break
-                key = schedule_key(np.int32(st[env, L.GPU_SCHEDULE]), pc, clk,
-                                   np.int64(st[env, L.TIA_FRAME_START])) if running \
-                    else np.int32(FINISHED)
+                key = planned_key(plan, pc, clk) if running else np.int32(FINISHED)
                 lowest = warp_minimum(key)      # outside the condition: all lanes shuffle
                 go = running and key == lowest
             else:
@@ -99,14 +117,14 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
                 go = True
             if go:
                 pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
-                executed += 1
+                executed = np.int32(executed + np.int32(1))
                 running = not jammed and st[env, L.TIA_FRAME_ENDED] == 0
                 if running and st[env, L.RIOT_TIMER_POLLED] != 0:
                     # as console.run_instructions: an idle loop on the timer, skipped
                     a, x, y, p, clk, skipped = skip_idle_polls(
                         rom, scheme, st, env, pc, a, x, y, p, clk,
-                        INSTRUCTIONS_PER_FRAME - executed)
-                    executed += skipped
-                running = running and executed < INSTRUCTIONS_PER_FRAME
+                        np.int32(INSTRUCTIONS_PER_FRAME) - executed)
+                    executed = np.int32(executed + skipped)
+                running = running and executed < np.int32(INSTRUCTIONS_PER_FRAME)
         return pc, a, x, y, s, p, clk, jammed
     return run
