@@ -92,6 +92,18 @@ def gpu_schedule() -> int:
     return SCHEDULES[name]
 
 
+def gpu_draw_at_wsync() -> int:
+    """Whether the decoded core (the GPU's 6507) draws the picture up to each WSYNC, from
+    `CULE_PY_GPU_DRAW_AT_WSYNC`: 1 (the default) or 0. The pictures are the same either way;
+    drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). The CPU
+    backend's fast path leaves its WSYNCs undrawn whatever this says."""
+    value = os.environ.get("CULE_PY_GPU_DRAW_AT_WSYNC", "1")
+    if value not in ("0", "1"):
+        raise ValueError(f"CULE_PY_GPU_DRAW_AT_WSYNC={value!r}: use 1 (draw at each WSYNC, "
+                         "the default) or 0")
+    return int(value)
+
+
 #: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
 STEP_REGISTERS = (255, 128)
 
@@ -268,6 +280,7 @@ class ConsoleBatch:
         st[rows] = 0
         st[where, L.SYSTEM_RNG_POSITION] = 129
         st[where, L.GPU_SCHEDULE] = gpu_schedule()
+        st[where, L.GPU_DRAW_AT_WSYNC] = gpu_draw_at_wsync()
         self.cart_ram[rows] = 0      # ALE's cartridges take their RAM's draws at System resets
         cart.power_on(st, where, self.scheme)
         st[where, L.TIA_YSTART] = self.game.ystart

@@ -247,6 +247,24 @@ def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
         gpu_schedule()
 
 
+def test_drawing_at_wsync_comes_from_the_environment(monkeypatch):
+    import numpy as np
+
+    from cule_py.batch import ConsoleBatch, gpu_draw_at_wsync
+    from cule_py.kernels import layout as L
+    monkeypatch.delenv("CULE_PY_GPU_DRAW_AT_WSYNC", raising=False)
+    # the default, and the runbook's idea of it (its throughput stage measures the default first)
+    assert gpu_draw_at_wsync() == 1
+    assert _runbook_throughput().DEFAULT_DRAW_AT_WSYNC == gpu_draw_at_wsync()
+    assert (np.asarray(ConsoleBatch("pong", 2).state)[:, L.GPU_DRAW_AT_WSYNC] == 1).all()
+    monkeypatch.setenv("CULE_PY_GPU_DRAW_AT_WSYNC", "0")
+    assert gpu_draw_at_wsync() == 0
+    assert (np.asarray(ConsoleBatch("pong", 2).state)[:, L.GPU_DRAW_AT_WSYNC] == 0).all()
+    monkeypatch.setenv("CULE_PY_GPU_DRAW_AT_WSYNC", "yes")
+    with pytest.raises(ValueError, match="use 1"):
+        gpu_draw_at_wsync()
+
+
 def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch):
     from cule_py.batch import gpu_step_registers
     from cule_py.kernels import agent_step as K

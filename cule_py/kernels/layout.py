@@ -52,6 +52,7 @@ _FIELDS = """
     ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
     GPU_SCHEDULE
     RIOT_TIMER_POLLED
+    GPU_DRAW_AT_WSYNC
 """.split()
 
 STATE_FIELDS = len(_FIELDS)
@@ -223,6 +224,7 @@ ENV_PADDLE_DELTA = 152
 ENV_PADDLE_REQUEST = 153
 GPU_SCHEDULE = 154
 RIOT_TIMER_POLLED = 155
+GPU_DRAW_AT_WSYNC = 156
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \

@@ -347,9 +347,15 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
     delay = write_delay(st, env, reg, clock)
     frame_over = frame_is_over(st, env, clock)
     neutral = is_picture_neutral(reg)
-    if frame_over or not (neutral or write_changes_nothing(st, env, reg, value)):
+    drawing_changes = frame_over or not (neutral or write_changes_nothing(st, env, reg, value))
+    # GPU_DRAW_AT_WSYNC: the GPU's scanline schedule runs a warp's lanes through a WSYNC
+    # together; drawing up to it there keeps their render cursors on one line, so that the
+    # lanes' later drawing runs converged instead of one lane catching up many lines while the
+    # others wait. The picture is the same: drawing is owed either way, only done sooner.
+    at_wsync = reg == WSYNC and st[env, L.GPU_DRAW_AT_WSYNC] != 0
+    if drawing_changes or at_wsync:
         update_frame(st, fb, env, clock + delay)
-    else:
+    if not drawing_changes:
         defer_drawing(st, env, clock + delay)
     if frame_over:
         st[env, L.TIA_FRAME_ENDED] = 1

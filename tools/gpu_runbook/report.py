@@ -74,7 +74,11 @@ def _what(record: dict) -> str:
     schedule = record.get("schedule", "free")
     kind = record["kind"] if schedule == "free" else f"{record['kind']} ({schedule})"
     registers = record.get("registers", 255)
-    return kind if registers == 255 else f"{kind}, {registers} registers"
+    kind = kind if registers == 255 else f"{kind}, {registers} registers"
+    # (records written before session 28 name no WSYNC rule: theirs was not to draw there)
+    if record.get("draw_at_wsync", 0) == 0 and record["kind"] != "ale_vector":
+        kind = f"{kind}, WSYNC undrawn"
+    return kind
 
 
 def throughput_section(results: pathlib.Path) -> list[str]:

@@ -10,6 +10,9 @@ with the same results folder goes on where it stopped):
 2. Space Invaders, Ms. Pac-Man and Seaquest: ale-py, then the agent step at 16,384 (with Pong
    and Breakout, the five games of issue 27's headline median; before the env runner since
    session 23: the env runner was measured on the H200 in session 21, the median never);
+   then Pong and Ms. Pac-Man at 16,384 with CULE_PY_GPU_DRAW_AT_WSYNC=0 (the decoded core
+   leaves WSYNCs undrawn, as before session 28: the model has the default 1.5x faster on
+   Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md session 28);
 3. Breakout's agent step at 65,536 consoles, the step kernel at 255 registers (two waves of
    blocks) and capped at 128 (one wave, twice the warps per scheduler, more spills; session 24);
 4. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
@@ -43,6 +46,8 @@ SCHEDULES = ("scanline", "free", "min_pc")
 DEFAULT_SCHEDULE = SCHEDULES[0]
 # The agent step kernel's register budgets (cule_py.batch.STEP_REGISTERS), the default first.
 DEFAULT_REGISTERS = 255
+# Whether the decoded core draws up to each WSYNC (cule_py.batch.gpu_draw_at_wsync's default).
+DEFAULT_DRAW_AT_WSYNC = 1
 
 
 def plan(scale: str, device: str) -> list[dict]:
@@ -62,6 +67,8 @@ def plan(scale: str, device: str) -> list[dict]:
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
         items.append({"kind": "agent", "game": game, "consoles": big})
+    for game in ("pong", "ms_pacman") if scale != "tiny" else ("pong",):
+        items.append({"kind": "agent", "game": game, "consoles": big, "draw_at_wsync": 0})
     # The step kernel's register budget where it can matter (kernels/agent_step.py,
     # STEP_REGISTER_CAP): 65,536 consoles take two waves at 255 registers, one at 128.
     for registers in (255, 128):
@@ -88,16 +95,18 @@ def plan(scale: str, device: str) -> list[dict]:
         item["device"] = "cpu" if item["kind"] == "ale_vector" else device
         item.setdefault("schedule", DEFAULT_SCHEDULE)
         item.setdefault("registers", DEFAULT_REGISTERS)
+        item.setdefault("draw_at_wsync", DEFAULT_DRAW_AT_WSYNC)
         if _key(item) not in {_key(u) for u in unique}:
             unique.append(item)
     return unique
 
 
 def _key(item: dict) -> tuple:
-    # (records written before session 21 name no schedule for the default, then free)
+    # (records written before session 21 name no schedule for the default, then free; before
+    # session 28 no WSYNC rule, then undrawn)
     return (item["kind"], item["game"], item["consoles"], item["device"],
             item.get("schedule", "free"), item.get("sampler"),
-            item.get("registers", DEFAULT_REGISTERS))
+            item.get("registers", DEFAULT_REGISTERS), item.get("draw_at_wsync", 0))
 
 
 def _has_torch() -> bool:
@@ -228,15 +237,16 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
             continue
         budget = min(budget, deadline.left() - 5.0)
         log(f"measure {item['kind']} {item['game']} x{item['consoles']} on {item['device']} "
-            f"({item['schedule']} schedule, {item['registers']} registers, budget "
-            f"{budget:.0f} s)")
+            f"({item['schedule']} schedule, {item['registers']} registers, draw at WSYNC "
+            f"{item['draw_at_wsync']}, budget {budget:.0f} s)")
         record = dict(item, scale=scale)
         t0 = time.perf_counter()
         try:
             measure = {"raw": measure_raw, "env_runner": measure_env_runner}.get(
                 item["kind"], measure_vector)
             with environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
-                    environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])):
+                    environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])), \
+                    environment("CULE_PY_GPU_DRAW_AT_WSYNC", str(item["draw_at_wsync"])):
                 record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
             record["error"] = f"{type(err).__name__}: {err}"[:500]
