@@ -62,6 +62,10 @@ def test_dry_run_runs_every_stage(tmp_path):
     kinds = {(r["kind"], r["game"]) for r in throughput}
     assert {("ale_vector", "pong"), ("agent", "pong"), ("raw", "breakout")} <= kinds
     assert {r["schedule"] for r in throughput if r["kind"] == "agent"} == {"free", "scanline"}
+    # drawing at WSYNC on (the default) and off, as the consoles had it
+    agents = [r for r in throughput if r["kind"] == "agent"]
+    assert {r["draw_at_wsync"] for r in agents} == {0, 1}
+    assert all(r["consoles_draw_at_wsync"] == [r["draw_at_wsync"]] for r in agents), agents
     for r in throughput:
         assert r["frames_per_s"] > 0 and len(r["windows"]) == 3
         assert r["episode_ends_per_step"] >= 0

@@ -160,6 +160,11 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
             sync=_sync(item["device"]), progress=log, threads=threads)
         record = result.as_dict()
         if item["kind"] == "agent":
+            # what the consoles ran with (the dry run checks that the setting reached them)
+            from cule_py.kernels import layout as L
+            column = env._batch.state[:, L.GPU_DRAW_AT_WSYNC]
+            column = column.get() if hasattr(column, "get") else column     # cupy -> numpy
+            record["consoles_draw_at_wsync"] = sorted({int(v) for v in column.tolist()})
             # one reset launch of 1, 8, 64 consoles, the table warm: a reset's own latency
             # against the slowest of many (issue 27: the reset launch set the step)
             record["reset_probe"] = S.reset_latency_probe(
