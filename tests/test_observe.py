@@ -114,3 +114,26 @@ def test_bands_in_any_order_equal_one_pass(bands, newest, older, fused):
                            order.astype(np.int64))
             assert np.array_equal(banded_raw, whole_raw), (height, order[:3])
             assert np.array_equal(banded, obs), (height, order[:3])
+
+
+@njit(cache=False)
+def _shift_stack(obs, env, stack, first, past):
+    K.shift_stack(obs, env, stack, first, past)
+
+
+@pytest.mark.parametrize("size, first, past", [
+    (84 * 84, 0, 84 * 84),            # grayscale, one band: whole words
+    (84 * 84, 84 * 7, 84 * 14),       # a band of 7 rows: words from its first
+    (84 * 84 * 3, 252 * 3, 252 * 10),  # RGB
+    (85 * 85, 85 * 7, 85 * 14),       # rows of 85 bytes: the byte loop
+    (84 * 84 + 2, 0, 84 * 84 + 2),    # a slot that is not whole words
+])
+def test_shift_stack_moves_each_band_one_slot_older(size, first, past):
+    """shift_stack (the stack's shift, 4 bytes at a time where it can) against numpy: the band's
+    bytes of slots 1.. move to 0.., slot stack-1 keeps its own, other bytes and consoles stay."""
+    rng = np.random.default_rng(size + first)
+    obs = rng.integers(0, 256, (3, 4, size), dtype=np.uint8)
+    expected = obs.copy()
+    expected[1, :-1, first:past] = obs[1, 1:, first:past]
+    _shift_stack(obs, 1, 4, first, past)
+    assert (obs == expected).all()
