@@ -95,8 +95,9 @@ def gpu_schedule() -> int:
 def gpu_draw_at_wsync() -> int:
     """Whether the decoded core (the GPU's 6507) draws the picture up to each WSYNC, from
     `CULE_PY_GPU_DRAW_AT_WSYNC`: 1 (the default) or 0. The pictures are the same either way;
-    drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). The CPU
-    backend's fast path leaves its WSYNCs undrawn whatever this says."""
+    drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). On the CPU
+    the fast path makes plain WSYNC stores inline without drawing; only the WSYNCs that reach
+    `tia.write` (3F and UA cartridges, or an instruction handed to the decoded core) follow this."""
     value = os.environ.get("CULE_PY_GPU_DRAW_AT_WSYNC", "1")
     if value not in ("0", "1"):
         raise ValueError(f"CULE_PY_GPU_DRAW_AT_WSYNC={value!r}: use 1 (draw at each WSYNC, "

@@ -15,25 +15,21 @@ instructions a console-frame)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import pathlib
 import re
 import statistics
-import sys
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "tools"))
-
-import gpu_model as G  # noqa: E402
-
-GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
-CONSOLES = 16384
-CLOCK = G.FROZEN["clock_hz"]
-SCHEDULERS = G.H100["sms"] * G.H100["schedulers_per_sm"]
-
-
-def ipc(warps_per_scheduler: float) -> float:
-    return min(1.0, G.FROZEN["ipc_one_warp"] * warps_per_scheduler ** G.FROZEN["ipc_exponent"])
+# Session 27's script holds the model's pieces (its constants, ipc(k), gpu_model as G): the same
+# model, not a copy of it.
+_SPEC = importlib.util.spec_from_file_location(
+    "predict_s27", pathlib.Path(__file__).resolve().parent.parent
+    / "2026-11-28-observe-kernel-s27" / "predict.py")
+S27 = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(S27)
+G, GAMES, CONSOLES, CLOCK, SCHEDULERS, ipc = (S27.G, S27.GAMES, S27.CONSOLES, S27.CLOCK,
+                                              S27.SCHEDULERS, S27.ipc)
 
 
 def predicted(warp_dir: pathlib.Path, profile_dir: pathlib.Path, game: str, registers: int,
