@@ -120,6 +120,72 @@ class DeferredRangeCheck:
                              f"Reset the affected consoles and check the policy's outputs.")
 
 
+class StateTiles:
+    """The GPU's console state rows, stored in tiles of 32 consoles (`tiles[block, FIELD, lane]`,
+    kernels/state_tiles.py), read and written by the host as the CPU's `state[console, FIELD]`.
+
+    Indexing takes `[rows]` or `[rows, fields]`: rows a console index, a slice, integer indices
+    or a boolean mask (host or device), fields an int or a slice. A read returns a copy, a write
+    goes to the tiles. The kernels take `tiles` (GpuArrays.launch passes it)."""
+
+    def __init__(self, xp, consoles: int, fields: int):
+        from .kernels.state_tiles import TILE, tile_count
+
+        self.xp = xp
+        self.tile = TILE
+        self.tiles = xp.zeros((tile_count(consoles), fields, TILE), np.int32)
+        self.shape = (consoles, fields)
+        self.ndim = 2
+        self.dtype = np.dtype(np.int32)
+
+    def rows(self):
+        """A (consoles, FIELDS) copy of every row."""
+        from .kernels.state_tiles import from_tiles
+
+        return from_tiles(self.tiles, self.shape[0])
+
+    def copy(self):
+        return self.rows()
+
+    def get(self):
+        """numpy copy (cupy's name for it)."""
+        rows = self.rows()
+        return rows.get() if hasattr(rows, "get") else rows
+
+    def __array__(self, dtype=None, copy=None):
+        rows = self.get()
+        return rows if dtype is None else rows.astype(dtype)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _where(self, key):
+        rows, fields = key if isinstance(key, tuple) else (key, slice(None))
+        if isinstance(rows, (int, np.integer)):
+            if not -self.shape[0] <= rows < self.shape[0]:
+                raise IndexError(f"console {rows} out of range for {self.shape[0]} consoles")
+            index = int(rows) % self.shape[0]
+            return index // self.tile, fields, index % self.tile
+        if isinstance(rows, slice):
+            index = self.xp.arange(self.shape[0])[rows]
+        else:
+            on_host = isinstance(rows, np.ndarray)
+            array = rows if on_host else self.xp.asarray(rows)
+            if array.dtype == np.bool_:
+                if array.shape != (self.shape[0],):
+                    raise IndexError(f"boolean console mask of shape {array.shape}, expected "
+                                     f"({self.shape[0]},)")
+                array = np.flatnonzero(array) if on_host else self.xp.flatnonzero(array)
+            index = self.xp.asarray(array) % self.shape[0]
+        return index // self.tile, fields, index % self.tile
+
+    def __getitem__(self, key):
+        return self.tiles[self._where(key)]
+
+    def __setitem__(self, key, value) -> None:
+        self.tiles[self._where(key)] = value
+
+
 class GpuArrays:
     """What a batch on device="cuda[:N]" needs: cupy, field-major arrays, cached GPU copies of
     small host tables, and kernel launches on the caller's current cupy stream."""
@@ -143,6 +209,10 @@ class GpuArrays:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         memory = self.cupy.zeros(shape[1:] + shape[:1], dtype)
         return self.cupy.moveaxis(memory, -1, 0)
+
+    def state_tiles(self, consoles: int, fields: int) -> StateTiles:
+        """Zeroed console state rows in tiles of 32 consoles (StateTiles)."""
+        return StateTiles(self.cupy, consoles, fields)
 
     @staticmethod
     def is_device_array(x) -> bool:
@@ -216,6 +286,7 @@ class GpuArrays:
         console."""
         self.range_check.raise_if_seen()
         cp = self.cupy
+        args = [a.tiles if isinstance(a, StateTiles) else a for a in args]
         converted = [self._numba_view(a) if isinstance(a, cp.ndarray) else a for a in args]
         tpb = self.threads_per_block
         kernel[(consoles + tpb - 1) // tpb, tpb, self.stream()](*converted)

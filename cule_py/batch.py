@@ -29,7 +29,7 @@ from . import palette
 from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
-from ._device import GpuArrays, parse_device
+from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
 from ._threads import numba_threads, resolve_threads
 from .kernels import cart
@@ -171,7 +171,8 @@ class ConsoleBatch:
         zeros = self.zeros
         self.rom_bytes = self.to_device(np.frombuffer(self.rom.data, np.uint8).copy())
         self.rng = self.to_device(system_rng_stream())
-        self.state = zeros((n, L.STATE_FIELDS), np.int32)
+        self.state = (zeros((n, L.STATE_FIELDS), np.int32) if self.gpu is None
+                      else self.gpu.state_tiles(n, L.STATE_FIELDS))
         # The kernels' RAM row: the RIOT's 128 bytes, then the cartridge's RAM (Superchip, FA,
         # E7). `ram` is the RIOT part (what ALE's getRAM reads), `cart_ram` the rest; both views.
         self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
@@ -452,7 +453,9 @@ class ConsoleBatch:
 
     def host(self, array) -> np.ndarray:
         """A numpy copy of a batch array (synchronises with the GPU on device='cuda')."""
-        return array if self.gpu is None else self.xp.asnumpy(array)
+        if self.gpu is None:
+            return array
+        return array.get() if isinstance(array, StateTiles) else self.xp.asnumpy(array)
 
     def _mask(self, mask) -> np.ndarray:
         """The console mask as host bools (None: every console)."""

@@ -163,7 +163,8 @@ def test_simulated_cuda_matches_cpu(model, simulator_results):
 # ---- the console kernel -----------------------------------------------------------------------
 # A 4K game from ale-py's ROMs, two consoles that the CPU backend brought through loadROM and a few
 # frames of different actions; then CONSOLE_FRAMES frames under the simulated CUDA kernel (state
-# and RAM passed field-major, as the GPU backend allocates them) against the same frames on the CPU.
+# in tiles of 32 consoles, RAM field-major, as the GPU backend allocates them) against the same
+# frames on the CPU.
 CONSOLE_GAME = "space_invaders"
 CONSOLE_FRAMES = 3
 
@@ -172,18 +173,19 @@ CONSOLE_CHILD = textwrap.dedent("""
     import numpy as np
     from numba import cuda
     from cule_py.kernels import console as K
+    from cule_py.kernels.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    st = np.ascontiguousarray(d["st"].T).T                 # field-major memory, [env, field] view
-    ram = np.ascontiguousarray(d["ram"].T).T
+    tiles = to_tiles(d["st"])                               # the GPU's state layout
+    ram = np.ascontiguousarray(d["ram"].T).T                # field-major memory, [env, byte] view
     fb = d["fb"].copy()
-    n = st.shape[0]
+    n = ram.shape[0]
     start = time.perf_counter()
-    K.run_frames_cuda[1, 32](d["rom"], int(d["scheme"]), ram, st, fb, int(d["frames"]),
+    K.run_frames_cuda[1, 32](d["rom"], int(d["scheme"]), ram, tiles, fb, int(d["frames"]),
                              np.ones(n, np.bool_))
     print(f"simulated {int(d['frames'])} frames x {n} consoles in {time.perf_counter() - start:.1f} s")
-    np.savez(sys.argv[2], st=np.ascontiguousarray(st), ram=np.ascontiguousarray(ram), fb=fb)
+    np.savez(sys.argv[2], st=from_tiles(tiles, n), ram=np.ascontiguousarray(ram), fb=fb)
 """)
 
 
@@ -225,21 +227,23 @@ AGENT_CHILD = textwrap.dedent("""
     import numpy as np
     from numba import cuda
     from cule_py.kernels import agent_step as K
+    from cule_py.kernels.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
     count, steps, bands = int(d["count"]), int(d["steps"]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
-    args[3] = np.ascontiguousarray(args[3].T).T           # state field-major, [env, field] view
-    observe_args = [args[i] for i in d["observe_from_step"]]
     n = args[3].shape[0]
+    args[3] = to_tiles(args[3])                           # the GPU's state layout
+    observe_args = [args[i] for i in d["observe_from_step"]]
     start = time.perf_counter()
     for _ in range(steps):
         K.agent_step_cuda[1, 32](*args)
         K.agent_observe_cuda[bands, n](*observe_args)     # lane = band * n + console
     print(f"simulated {steps} agent steps x {n} consoles in "
           f"{time.perf_counter() - start:.1f} s")
+    args[3] = from_tiles(args[3], n)
     np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
                               if not isinstance(a, int)})
 """)
@@ -288,16 +292,18 @@ RESET_CHILD = textwrap.dedent("""
     import numpy as np
     from numba import cuda
     from cule_py.kernels import agent_step as K
+    from cule_py.kernels.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
     args = [d[f"a{i}"] for i in range(int(d["count"]))]
     args = [int(a) if a.ndim == 0 else a for a in args]
-    args[4] = np.ascontiguousarray(args[4].T).T           # state field-major, [env, field] view
+    n = args[4].shape[0]
+    args[4] = to_tiles(args[4])                           # the GPU's state layout
     start = time.perf_counter()
     K.agent_reset_cuda[1, 32](*args)
-    print(f"simulated one reset of {args[4].shape[0]} consoles in "
-          f"{time.perf_counter() - start:.1f} s")
+    print(f"simulated one reset of {n} consoles in {time.perf_counter() - start:.1f} s")
+    args[4] = from_tiles(args[4], n)
     np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
                               if not isinstance(a, int)})
 """)

@@ -125,9 +125,10 @@ COUNT_CHILD = textwrap.dedent("""
     count, steps, bands = int(d["count"]), int(sys.argv[4]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
-    args[3] = np.ascontiguousarray(args[3].T).T           # state field-major, as on the GPU
-    observe_args = [args[i] for i in d["observe_from_step"]]
+    from cule_py.kernels.state_tiles import to_tiles
     n = args[3].shape[0]
+    args[3] = to_tiles(args[3])                           # the state rows as on the GPU
+    observe_args = [args[i] for i in d["observe_from_step"]]
     # the step kernel's lines and the observation kernel's, counted apart
     step_counter, observe_counter = LineCounter(), LineCounter()
     start = time.perf_counter()
@@ -296,15 +297,17 @@ WARP_CHILD = textwrap.dedent("""
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    st = np.ascontiguousarray(d["st"].T).T                 # field-major memory, as on the GPU
-    ram = np.ascontiguousarray(d["ram"].T).T
+    from cule_py.kernels.state_tiles import to_tiles
+    tiles = to_tiles(d["st"])                               # the state rows as on the GPU
+    ram = np.ascontiguousarray(d["ram"].T).T                # field-major memory, as on the GPU
     fb = d["fb"].copy()
-    n = st.shape[0]
+    n = ram.shape[0]
     recorder = StepRecorder()
     start = time.perf_counter()
     recorder.start()
     try:
-        K.run_frames_cuda[1, n](d["rom"], int(d["scheme"]), ram, st, fb, 1, np.ones(n, np.bool_))
+        K.run_frames_cuda[1, n](d["rom"], int(d["scheme"]), ram, tiles, fb, 1,
+                                np.ones(n, np.bool_))
     finally:
         recorder.stop()
     lines = {v: f"{f}:{l}" for (f, l), v in recorder.line_ids.items()}

@@ -55,7 +55,16 @@ def kernel_and_arguments(which: str):
     """(CUDA kernel, the arguments the GPU backend launches it with) for "drive", "flags",
     "step", "step128" (the step capped at 128 registers), "observe" (the step's observations),
     "fill" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
-    types matter). Also used by tools/gpu_precompile.py."""
+    types matter). The state rows are passed as their tiles, as GpuArrays.launch passes them.
+    Also used by tools/gpu_precompile.py."""
+    from cule_py._device import StateTiles
+
+    kernel, args = _batch_arguments(which)
+    return kernel, tuple(a.tiles if isinstance(a, StateTiles) else a for a in args)
+
+
+def _batch_arguments(which: str):
+    """(kernel, arguments) as the batch builds them (see kernel_and_arguments)."""
     ConsoleBatch.power_on = _skip_power_on
     if which in ("drive", "flags"):
         batch = ConsoleBatch(GAME, 2, device="cuda")

@@ -343,6 +343,8 @@ def static(render_caps=()) -> list[dict]:
         memory = np.zeros(a.shape[1:] + a.shape[:1], a.dtype)
         return np.moveaxis(memory, -1, 0)
 
+    from cule_py.kernels.state_tiles import to_tiles
+
     st_g, ram_g, fb_g = field_major(st), field_major(ram), field_major(fb)
     log = field_major(np.zeros((consoles, capacity, 2), np.int32))
     log_len = np.zeros(consoles, np.int32)
@@ -350,7 +352,8 @@ def static(render_caps=()) -> list[dict]:
     mask = np.ones(consoles, np.bool_)
     kernels = {
         "logged_frames_cuda": (R.logged_frames_cuda,
-                               (rom, scheme, ram_g, st_g, fb_g, log, log_len, st_g, info, mask)),
+                               (rom, scheme, ram_g, to_tiles(st), fb_g, log, log_len, st_g, info,
+                                mask)),
         "render_pass_cuda": (R.render_pass_cuda,
                              (st_g, st_g, fb_g, log, log_len, info, mask)),
     }

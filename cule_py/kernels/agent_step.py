@@ -58,6 +58,7 @@ from . import reset_snapshot as RS
 from .exact_float import mul_f32
 from .frame_buffer import PIXEL_MASK, ROW_WORDS, pixel
 from .mt19937 import mt_next
+from .state_tiles import console_row
 
 # agent[env, field] (int32): per-console agent state.
 A_ELAPSED = 0          # frames played by agent steps since the last reset
@@ -827,12 +828,13 @@ def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, thr
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def agent_step_cuda(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+def agent_step_cuda(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, agent, cfg,
                     action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                     rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
                     mask):
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
@@ -863,24 +865,26 @@ _STEP_CAP = {} if simulator_enabled() else {"max_registers": STEP_REGISTER_CAP}
 
 
 @cuda.jit(cache=CACHE_ENABLED, **_STEP_CAP)
-def agent_step_cuda_capped(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent,
+def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, agent,
                            cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
                            scratch, obs, rewards, terminated, truncated, lives, saved_st,
                            saved_ram, saved_logic, mask):
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def agent_reset_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
+def agent_reset_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng,
                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                      ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
                      t_logic, t_fb, table, mask):
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                   select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                   ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,

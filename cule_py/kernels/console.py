@@ -21,6 +21,7 @@ from .cart import (cart_frame_start, cart_read, cart_reset, cart_tia_read, cart_
                    cart_write)
 from .cpu6507 import ALE, make_cpu
 from .outlining import console_address, console_at, out_of_line
+from .state_tiles import console_row
 
 INSTRUCTIONS_PER_FRAME = 25000
 
@@ -233,14 +234,16 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
 # inherited by every helper that does not set it, so the CPU core and the ROM/RAM bus inline into
 # one loop and only `device_read`/`device_write` (and what they call) stay out of line.
 
-# CUDA entry points: one console per thread, the same register_jitable code. The state arrays may
-# be passed in any layout; the GPU backend allocates them field-major ((fields, consoles) and
-# (128, consoles) in memory) and passes the transposed views, so that a warp's accesses to one
-# field of `st` or one RAM byte coalesce (docs/architecture.md, "The state row").
+# CUDA entry points: one console per thread, the same register_jitable code. The GPU backend
+# allocates the per-console arrays field-major ((128, consoles) in memory for the RAM) and passes
+# the transposed views, so that a warp's accesses to one RAM byte coalesce; the state rows come
+# in tiles of 32 consoles, and each entry point takes its console's row with
+# state_tiles.console_row (docs/architecture.md, "The state row").
 @cuda.jit
-def run_frames_cuda(rom, scheme, ram, st, fb, frames, mask):
+def run_frames_cuda(rom, scheme, ram, tiles, fb, frames, mask):
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         for _ in range(frames):
             run_frame(rom, scheme, ram, st, fb, env)
 

@@ -27,6 +27,7 @@ from . import game_logic as logic_
 from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
+from .state_tiles import console_row
 from .outlining import out_of_line
 
 # params[]: per-batch constants.
@@ -427,17 +428,20 @@ def lives_and_flags(logic, st, params, lives, terminal, truncated):
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def lives_and_flags_cuda(logic, st, params, lives, terminal, truncated):
+def lives_and_flags_cuda(logic, tiles, params, lives, terminal, truncated):
     env = cuda.grid(1)
-    if env < st.shape[0]:
+    if env < logic.shape[0]:
+        st = console_row(tiles, env)
         flags_one(logic, st, params, lives, terminal, truncated, env)
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def drive_cuda(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
+def drive_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng, select,
                shown, starting, rows, frames, rewards, mask):
-    """`drive` for the GPU: one console per thread (state arrays may be field-major views)."""
+    """`drive` for the GPU: one console per thread (the state rows in tiles of 32 consoles,
+    the other per-console arrays field-major views)."""
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                   shown, starting, rows, frames, rewards, env)

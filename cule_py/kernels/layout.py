@@ -6,7 +6,8 @@ Pitfall II's DPC chip), the inputs the environment sets before each frame, and A
 bookkeeping (sticky action, frame counters, paddle resistances and strength). RAM (128 bytes per console,
 then the cartridge's own RAM where it has some), the two frame buffers and the ROM
 live in their own arrays. On the CPU the rows are contiguous per console; the GPU backend
-allocates the same array field-major and passes the transposed view.
+keeps them in tiles of 32 consoles, `tiles[block, FIELD, lane]` (state_tiles.py), and each kernel
+indexes its console's row as `st[env, FIELD]` all the same.
 """
 
 import numpy as np

@@ -31,6 +31,7 @@ from .cart import cart_frame_start, cart_read, cart_tia_read, cart_tia_write, ca
 from .console import INSTRUCTIONS_PER_FRAME, device_read, device_write
 from .console import run_frame as console_run_frame
 from .render import grey_out_frame
+from .state_tiles import console_row
 from .cpu6507 import ALE, make_cpu
 
 LOG_WRITE = 0
@@ -228,9 +229,10 @@ FRAME_FRESH, FRAME_START_CYCLE, FRAME_END_CYCLE = 0, 1, 2
 
 
 @cuda.jit
-def logged_frames_cuda(rom, scheme, ram, st, fb, log, log_len, start, frame_info, mask):
+def logged_frames_cuda(rom, scheme, ram, tiles, fb, log, log_len, start, frame_info, mask):
     env = cuda.grid(1)
-    if env < st.shape[0] and mask[env]:
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
         for field in range(st.shape[1]):
             start[env, field] = st[env, field]
         fresh, start_clk = logged_frame(rom, scheme, ram, st, fb, env, log, log_len)
