@@ -233,6 +233,16 @@ def _compare_while_pooling_cuda():
     return lambda: True
 
 
+@register_jitable(forceinline=True)
+def pool_pixel(a, b, palette, pooled_row, at, i):
+    """Pixel i (a constant, 0..7) of the frame-buffer words `a` and `b`, max-pooled through the
+    grayscale palette into pooled_row[at + i]."""
+    shift = np.uint64(i * 8)
+    v = palette[(a >> shift) & PIXEL_MASK, 0]
+    w = palette[(b >> shift) & PIXEL_MASK, 0]
+    pooled_row[at + np.uint32(i)] = v if v > w else w
+
+
 @register_jitable
 def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
     """Row y of the max-pooled screen into raw[env, 0] (module doc). Returns whether it differs
@@ -246,22 +256,30 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
         other = newest if older < 0 else older             # max(a, a) = a
         # The GPU's way: a word of each screen at a time, 8 pixels a load (frame_buffer.py).
         if fused:
-            above = base - width if y > 0 else base       # row 0 compares with itself
-            changed = np.uint32(0)
             # Row views made once (frame_buffer.py: 4-D indexing recomputes each address).
             newest_row, other_row, pooled_row = fb[env, newest, y], fb[env, other, y], raw[env, 0]
+            above = np.uint32(y - 1 if y > 0 else y)      # row 0 compares with itself
+            newest_above, other_above = fb[env, newest, above], fb[env, other, above]
+            # Equal source words give equal pooled pixels, so the row is compared by its
+            # sources, a word each: exact for the reuse, which only needs "equal" to be true
+            # (pooled rows compared byte by byte cost ~12 SASS a pixel; session 29).
+            changed = np.uint64(0)
             for block in range(np.uint32(ROW_WORDS)):
                 a = newest_row[block]
                 b = other_row[block]
-                x = block * np.uint32(8)
-                for i in range(np.uint32(8)):
-                    shift = np.uint64(i * np.uint32(8))
-                    v = palette[(a >> shift) & PIXEL_MASK, 0]
-                    w = palette[(b >> shift) & PIXEL_MASK, 0]
-                    pooled = v if v > w else w
-                    pooled_row[base + x + i] = pooled
-                    changed |= np.uint32(pooled ^ pooled_row[above + x + i])
-            return y == 0 or changed != 0
+                changed |= (a ^ newest_above[block]) | (b ^ other_above[block])
+                at = base + block * np.uint32(8)
+                # The word's 8 pixels spelled out: as a loop NVVM kept it rolled, ~12 SASS a
+                # pixel of loop and shift arithmetic (tools/gpu_line_profile.py, session 29).
+                pool_pixel(a, b, palette, pooled_row, at, 0)
+                pool_pixel(a, b, palette, pooled_row, at, 1)
+                pool_pixel(a, b, palette, pooled_row, at, 2)
+                pool_pixel(a, b, palette, pooled_row, at, 3)
+                pool_pixel(a, b, palette, pooled_row, at, 4)
+                pool_pixel(a, b, palette, pooled_row, at, 5)
+                pool_pixel(a, b, palette, pooled_row, at, 6)
+                pool_pixel(a, b, palette, pooled_row, at, 7)
+            return y == 0 or changed != np.uint64(0)
         # The CPU's way: the words' bytes through a uint8 view of the (C-contiguous) frame
         # buffers, a loop LLVM vectorises (by word, a CPU observation took 39 -> 41 us).
         pixels = fb.view(np.uint8)
