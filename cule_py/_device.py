@@ -214,6 +214,14 @@ class GpuArrays:
         """Zeroed console state rows in tiles of 32 consoles (StateTiles)."""
         return StateTiles(self.cupy, consoles, fields)
 
+    def tiles(self, shape, dtype):
+        """A zeroed per-console array of `shape` (consoles first) in tiles of 32 consoles,
+        (blocks, ..., 32), for the kernels alone (kernels/state_tiles.py): the host cannot index
+        it as (consoles, ...)."""
+        from .kernels.state_tiles import TILE, tile_count
+
+        return self.cupy.zeros((tile_count(shape[0]),) + tuple(shape[1:]) + (TILE,), dtype)
+
     @staticmethod
     def is_device_array(x) -> bool:
         return hasattr(x, "__cuda_array_interface__")

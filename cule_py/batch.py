@@ -219,6 +219,13 @@ class ConsoleBatch:
             return np.zeros(shape, dtype)
         return self.gpu.field_major(shape, dtype)
 
+    def kernel_tiles(self, shape, dtype):
+        """A zeroed per-console array that only the kernels read: host memory on the CPU, GPU
+        memory in tiles of 32 consoles on the GPU (GpuArrays.tiles)."""
+        if self.gpu is None:
+            return np.zeros(shape, dtype)
+        return self.gpu.tiles(shape, dtype)
+
     def to_device(self, array: np.ndarray):
         """A host array as the kernels take it (itself on the CPU, a GPU copy on the GPU)."""
         return array if self.gpu is None else self.xp.asarray(array)

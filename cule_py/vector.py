@@ -244,7 +244,8 @@ class AtariVectorEnv(VectorEnv):
             frame_size = img_height * img_width * channels
             raw_shape = (n, 2, src_h * 160 * channels)
             tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
-        self._raw = b.zeros(raw_shape, np.uint8)
+        # The pooled screens and the resize's rows: the kernels' alone, in tiles on the GPU.
+        self._raw = b.kernel_tiles(raw_shape, np.uint8)
         self._tables = [b.to_device(t) for t in tables]
         self._palette = b.to_device(self._palette)
         # Observation bands (C_OBS_BANDS): on the GPU the step kernel cannot make observations
@@ -256,8 +257,8 @@ class AtariVectorEnv(VectorEnv):
                              "CPU's way; on the GPU use None or a number of bands >= 1")
         self._observation_bands = bands = min(bands, 1) if obs_type == "ram" else bands
         # two rows of float32 a band (agent_step.observe_rows)
-        self._scratch = b.zeros((n, 2 * max(bands, 1), max(img_width * channels, 1)),
-                                np.float32)
+        self._scratch = b.kernel_tiles((n, 2 * max(bands, 1), max(img_width * channels, 1)),
+                                       np.float32)
         # Console-major even on the GPU: observations are returned as C-contiguous copies.
         self._obs = xp.zeros((n, stack_num, frame_size), np.uint8)
         self._obs_shape = (n, stack_num, *frame_shape)

@@ -223,7 +223,7 @@ def test_simulated_console_kernel_matches_cpu(tmp_path):
 AGENT_STEPS = 2
 
 AGENT_CHILD = textwrap.dedent("""
-    import sys, time
+    import inspect, sys, time
     import numpy as np
     from numba import cuda
     from cule_py.kernels import agent_step as K
@@ -235,7 +235,11 @@ AGENT_CHILD = textwrap.dedent("""
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
     n = args[3].shape[0]
-    args[3] = to_tiles(args[3])                           # the GPU's state layout
+    # the GPU's layout: the state rows and the observation's work rows in tiles
+    tiled = [i for i, name in enumerate(inspect.signature(K.agent_step_cuda.py_func).parameters)
+             if name.endswith("tiles")]
+    for i in tiled:
+        args[i] = to_tiles(args[i])
     observe_args = [args[i] for i in d["observe_from_step"]]
     start = time.perf_counter()
     for _ in range(steps):
@@ -243,7 +247,8 @@ AGENT_CHILD = textwrap.dedent("""
         K.agent_observe_cuda[bands, n](*observe_args)     # lane = band * n + console
     print(f"simulated {steps} agent steps x {n} consoles in "
           f"{time.perf_counter() - start:.1f} s")
-    args[3] = from_tiles(args[3], n)
+    for i in tiled:
+        args[i] = from_tiles(args[i], n)
     np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
                               if not isinstance(a, int)})
 """)
@@ -288,7 +293,7 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
 # (the CPU claims by its named writer only). With the tail emptied, every console misses it and
 # claims: the entries the simulated GPU wrote must then serve a CPU env exactly.
 RESET_CHILD = textwrap.dedent("""
-    import sys, time
+    import inspect, sys, time
     import numpy as np
     from numba import cuda
     from cule_py.kernels import agent_step as K
@@ -299,11 +304,15 @@ RESET_CHILD = textwrap.dedent("""
     args = [d[f"a{i}"] for i in range(int(d["count"]))]
     args = [int(a) if a.ndim == 0 else a for a in args]
     n = args[4].shape[0]
-    args[4] = to_tiles(args[4])                           # the GPU's state layout
+    tiled = [i for i, name in enumerate(inspect.signature(K.agent_reset_cuda.py_func).parameters)
+             if name.endswith("tiles")]                   # the GPU's layout
+    for i in tiled:
+        args[i] = to_tiles(args[i])
     start = time.perf_counter()
     K.agent_reset_cuda[1, 32](*args)
     print(f"simulated one reset of {n} consoles in {time.perf_counter() - start:.1f} s")
-    args[4] = from_tiles(args[4], n)
+    for i in tiled:
+        args[i] = from_tiles(args[i], n)
     np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
                               if not isinstance(a, int)})
 """)

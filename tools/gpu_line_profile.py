@@ -125,9 +125,13 @@ COUNT_CHILD = textwrap.dedent("""
     count, steps, bands = int(d["count"]), int(sys.argv[4]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
+    import inspect
     from cule_py.kernels.state_tiles import to_tiles
     n = args[3].shape[0]
-    args[3] = to_tiles(args[3])                           # the state rows as on the GPU
+    # as on the GPU: the state rows and the observation's work rows in tiles
+    for i, name in enumerate(inspect.signature(K.agent_step_cuda.py_func).parameters):
+        if name.endswith("tiles"):
+            args[i] = to_tiles(args[i])
     observe_args = [args[i] for i in d["observe_from_step"]]
     # the step kernel's lines and the observation kernel's, counted apart
     step_counter, observe_counter = LineCounter(), LineCounter()

@@ -107,7 +107,8 @@ CAPS = {
     # strides (kernels/state_tiles.py) took drive / step / step capped / reset from 1,750 /
     # 1,204 / 4,232 / 2,138 B to 0 / 148 / 724 / 224 B (drive_cuda 255 -> 222 registers): no
     # field's address needs the run-time stride any more. lives_and_flags 20 -> 22 registers
-    # (the row's pointer from block and lane).
+    # (the row's pointer from block and lane). The observation's work rows in tiles too: step
+    # capped 664 B, reset 236 B.
     "drive_cuda": {"registers": 255, "spill_store_bytes": 0},
     "lives_and_flags_cuda": {"registers": 22, "spill_store_bytes": 0},
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop;
@@ -116,12 +117,12 @@ CAPS = {
     # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
     # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
     # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
-    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 724},
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 664},
     # The step's observations, a thread per console and band (session 27): unrolled pooling
     # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
     # --max-registers), left uncapped until a GPU says whether occupancy pays.
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 224},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 236},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 864},

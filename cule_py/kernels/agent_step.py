@@ -847,12 +847,13 @@ def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, thr
 
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_step_cuda(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                    action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                    rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
-                    mask):
+                    action_rows, actions, palette, raw_tiles, xd, xs, xa, yd, ys, ya,
+                    scratch_tiles, obs, rewards, terminated, truncated, lives, saved_st,
+                    saved_ram, saved_logic, mask):
     env = cuda.grid(1)
     if env < ram.shape[0] and mask[env]:
         st = console_row(tiles, env)
+        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
         step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
@@ -863,10 +864,12 @@ def agent_step_cuda(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, thre
 # a scheduler (16,384 consoles), ~0.3 of its instructions each ~6 cycles apart; here the bands
 # give 12x the warps, of which its 144 registers let 3 a scheduler be resident at once.
 @cuda.jit(cache=CACHE_ENABLED)
-def agent_observe_cuda(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
-                       mask):
-    observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent, mask,
-                 cuda.grid(1))
+def agent_observe_cuda(ram, fb, palette, raw_tiles, obs, scratch_tiles, cfg, xd, xs, xa, yd,
+                       ys, ya, agent, mask):
+    lane = cuda.grid(1)
+    env = lane % agent.shape[0]                 # as observe_band numbers its lanes
+    observe_band(ram, fb, palette, console_row(raw_tiles, env), obs,
+                 console_row(scratch_tiles, env), cfg, xd, xs, xa, yd, ys, ya, agent, mask, lane)
 
 
 # The same step compiled with at most STEP_REGISTER_CAP registers a thread (numba-cuda passes
@@ -883,13 +886,14 @@ _STEP_CAP = {} if simulator_enabled() else {"max_registers": STEP_REGISTER_CAP}
 
 
 @cuda.jit(cache=CACHE_ENABLED, **_STEP_CAP)
-def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, agent,
-                           cfg, action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya,
-                           scratch, obs, rewards, terminated, truncated, lives, saved_st,
-                           saved_ram, saved_logic, mask):
+def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold,
+                           agent, cfg, action_rows, actions, palette, raw_tiles, xd, xs, xa, yd,
+                           ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
+                           saved_st, saved_ram, saved_logic, mask):
     env = cuda.grid(1)
     if env < ram.shape[0] and mask[env]:
         st = console_row(tiles, env)
+        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
         step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                  action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
@@ -897,12 +901,13 @@ def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, m
 
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_reset_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng,
-                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
-                     t_logic, t_fb, table, mask):
+                     select, shown, starting, agent, noop_mt, cfg, palette, raw_tiles, xd, xs,
+                     xa, yd, ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
+                     t_st, t_ram, t_logic, t_fb, table, mask):
     env = cuda.grid(1)
     if env < ram.shape[0] and mask[env]:
         st = console_row(tiles, env)
+        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
         reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                   select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                   ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
