@@ -176,6 +176,10 @@ class StateTiles:
                     raise IndexError(f"boolean console mask of shape {array.shape}, expected "
                                      f"({self.shape[0]},)")
                 array = np.flatnonzero(array) if on_host else self.xp.flatnonzero(array)
+            elif on_host and array.size and not (
+                    -self.shape[0] <= array.min() and array.max() < self.shape[0]):
+                raise IndexError(f"console indices out of range for {self.shape[0]} consoles")
+            # (device indices are not range-checked: that would make the host wait for the GPU)
             index = self.xp.asarray(array) % self.shape[0]
         return index // self.tile, fields, index % self.tile
 

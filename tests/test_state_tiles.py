@@ -71,3 +71,5 @@ def test_host_view_indexes_like_the_cpu_rows():
         state[consoles, 0]
     with pytest.raises(IndexError):
         state[np.ones(consoles + 1, np.bool_), 0]
+    with pytest.raises(IndexError):
+        state[np.array([0, consoles]), 0]
