@@ -309,7 +309,7 @@ def _start_frame(scheme, st):
         tia.start_frame(st, 0, clk)
         clk = np.int32(0)
     st[0, L.TIA_PARTIAL_FRAME] = 1
-    st[0, L.TIA_FRAME_ENDED] = 0
+    st[0, L.CPU_ATTENTION] = 0
     return clk
 
 
@@ -352,11 +352,12 @@ def test_frame_loop_equals_the_decoded_loop(machines, tmp_path):
                         np.int32(s_[0, L.CPU_P]), np.int64(clk))
             results.append((tuple(int(v) for v in regs), r, s_, f))
         (fast_regs, r1, s1, f1), (decoded_regs, r2, s2, f2) = results
-        # RIOT_TIMER_POLLED is the decoded core's hint for its idle-loop skip, not machine state:
-        # the fast path sets it and never reads it, and run_frame clears it at every frame's end,
-        # as here (test_idle_poll compares both cores with ale-py through whole frames).
-        s1[:, L.RIOT_TIMER_POLLED] = 0
-        s2[:, L.RIOT_TIMER_POLLED] = 0
+        # CPU_ATTENTION's timer bit is the decoded core's hint for its idle-loop skip, not
+        # machine state: the fast path sets it and never reads it, and run_frame clears it at
+        # every frame's end, as here (test_idle_poll compares both cores with ale-py through
+        # whole frames).
+        s1[:, L.CPU_ATTENTION] &= L.ATTENTION_FRAME_ENDED
+        s2[:, L.CPU_ATTENTION] &= L.ATTENTION_FRAME_ENDED
         assert fast_regs == decoded_regs, f"{game}: registers/clock {fast_regs} vs {decoded_regs}"
         assert (r1 == r2).all(), f"{game}: RAM differs"
         assert (s1 == s2).all(), (f"{game}: state differs in "

@@ -448,7 +448,7 @@ def _run_with_timer(memory, timer, registers, instructions):
 def run_with_timer(image: bytes, instructions: int = 20_000) -> np.ndarray:
     memory = np.zeros(65536, np.uint8)
     memory[ORIGIN:] = np.frombuffer(image, np.uint8)
-    # A whole state row: a running INTIM read sets RIOT_TIMER_POLLED, field 155 of the row (a
+    # A whole state row: a running INTIM read sets a bit of CPU_ATTENTION, field 31 of the row (a
     # bare (1, TIMER_FIELDS) array here was written past its end: the heap corruption behind
     # the CI's native crashes at exit and in garbage collection, sessions 19-23).
     timer = np.zeros((1, L.STATE_FIELDS), np.int32)

@@ -108,24 +108,26 @@ CAPS = {
     # 1,204 / 4,232 / 2,138 B to 0 / 148 / 724 / 224 B (drive_cuda 255 -> 222 registers): no
     # field's address needs the run-time stride any more. lives_and_flags 20 -> 22 registers
     # (the row's pointer from block and lane). The observation's work rows in tiles too: step
-    # capped 664 B, reset 236 B.
+    # capped 664 B, reset 236 B. The frame's end and the timer's poll in one field
+    # (layout.CPU_ATTENTION; its writers read-modify-write it): step capped 688 B, reset 224 B,
+    # fill tails 864 -> 888 B, lives_and_flags 17 registers.
     "drive_cuda": {"registers": 255, "spill_store_bytes": 0},
-    "lives_and_flags_cuda": {"registers": 22, "spill_store_bytes": 0},
+    "lives_and_flags_cuda": {"registers": 17, "spill_store_bytes": 0},
     # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop;
     # 1,244 before the observation moved to a kernel of its own (agent_observe_cuda, session 27)
     "agent_step_cuda": {"registers": 255, "spill_store_bytes": 148},
     # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
     # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
     # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
-    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 664},
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 688},
     # The step's observations, a thread per console and band (session 27): unrolled pooling
     # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
     # --max-registers), left uncapped until a GPU says whether occupancy pays.
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 236},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 224},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
-    "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 864},
+    "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 888},
     # The render split's two passes (kernels/render_log.py; not launched by the backend yet),
     # as measured on 2026-11-27 (session 18): tests/test_render_log.py.
     "logged_frames_cuda": {"registers": 255, "spill_store_bytes": 424},

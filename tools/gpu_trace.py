@@ -73,7 +73,14 @@ traced_step = make_cpu(traced_read, traced_write, ALE)
 # The decoded core skips the idle loop on the timer since session 19 (kernels/idle_loop.py); a
 # package older than that (the calibration trace of 2ee2133) has no such field, and its trace
 # runs every iteration, as its kernels did.
-POLLED_FIELD = getattr(L, "RIOT_TIMER_POLLED", -1)
+# Since session 29 the frame's end and the timer's poll are two bits of one field,
+# CPU_ATTENTION; before, each had a field of its own (a bit mask of -1: the whole field).
+if hasattr(L, "CPU_ATTENTION"):
+    ENDED_FIELD, ENDED_BIT = L.CPU_ATTENTION, L.ATTENTION_FRAME_ENDED
+    POLLED_FIELD, POLLED_BIT = L.CPU_ATTENTION, L.ATTENTION_TIMER_POLLED
+else:
+    ENDED_FIELD, ENDED_BIT = L.TIA_FRAME_ENDED, -1
+    POLLED_FIELD, POLLED_BIT = getattr(L, "RIOT_TIMER_POLLED", -1), -1
 SKIP_IDLE = POLLED_FIELD >= 0
 if SKIP_IDLE:
     from cule_py.kernels.idle_loop import skip_idle_polls
@@ -103,9 +110,9 @@ def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, 
         rec[n, R_RENDER] = max(np.int32(st[env, L.TIA_CURSOR]) - cursor, 0)
         n += 1
         executed += 1
-        if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
+        if jammed or (st[env, ENDED_FIELD] & ENDED_BIT) != 0:
             break
-        if SKIP_IDLE and st[env, POLLED_FIELD] != 0:
+        if SKIP_IDLE and (st[env, POLLED_FIELD] & POLLED_BIT) != 0:
             # skipped iterations run nowhere: their clocks go to the load that read the timer
             before = clk
             a, x, y, p, clk, skipped = skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p,
@@ -125,7 +132,7 @@ def _traced_frame(rom, scheme, ram, st, fb, env, rec, n):
         tia.start_frame(st, env, clk)
         clk = np.int32(0)
     st[env, L.TIA_PARTIAL_FRAME] = 1
-    st[env, L.TIA_FRAME_ENDED] = 0
+    st[env, ENDED_FIELD] = 0
     if st[env, L.CPU_JAMMED] == 0:
         pc, a, x, y, s, p, clk, jammed, n = _traced_instructions(
             rom, scheme, ram, st, fb, env, np.int32(st[env, L.CPU_PC]), np.int32(st[env, L.CPU_A]),
@@ -141,13 +148,13 @@ def _traced_frame(rom, scheme, ram, st, fb, env, rec, n):
         st[env, L.CPU_P] = p
     st[env, L.CYCLES] = clk
     if SKIP_IDLE:
-        st[env, POLLED_FIELD] = 0
+        st[env, POLLED_FIELD] = st[env, POLLED_FIELD] & ~POLLED_BIT
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
+    ended = (st[env, ENDED_FIELD] & ENDED_BIT) != 0
     st[env, L.TIA_FRAME_COMPLETE] = 1 if (
-        fresh and st[env, L.TIA_FRAME_ENDED] != 0
-        and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
-    if st[env, L.TIA_FRAME_ENDED] != 0:
+        fresh and ended and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
+    if ended:
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
     elif st[env, L.TIA_FRAME_GREYED] == 0:

@@ -112,7 +112,7 @@ def logged_records(rom, scheme, ram, st, fb, params, inputs, rows, log, log_len,
             if fresh:
                 tia.start_frame(scratch, env, start_clk)
             scratch[env, L.TIA_PARTIAL_FRAME] = 1
-            scratch[env, L.TIA_FRAME_ENDED] = 0
+            scratch[env, L.CPU_ATTENTION] = 0
             for i in range(n):
                 clk = np.int64(log[env, i, 0])
                 word = np.int32(log[env, i, 1])

@@ -156,9 +156,10 @@ def run_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk):
     while executed < INSTRUCTIONS_PER_FRAME:
         pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
         executed += 1
-        if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
+        attention = np.int32(st[env, L.CPU_ATTENTION])     # one load for both checks
+        if jammed or (attention & L.ATTENTION_FRAME_ENDED) != 0:
             break
-        if st[env, L.RIOT_TIMER_POLLED] != 0:
+        if attention != 0:                                # the timer's bit
             a, x, y, p, clk, skipped = skip_idle_polls(
                 rom, scheme, st, env, pc, a, x, y, p, clk, INSTRUCTIONS_PER_FRAME - executed)
             executed += skipped
@@ -175,7 +176,7 @@ def run_frame(rom, scheme, ram, st, fb, env):
         tia.start_frame(st, env, clk)
         clk = np.int32(0)
     st[env, L.TIA_PARTIAL_FRAME] = 1
-    st[env, L.TIA_FRAME_ENDED] = 0
+    st[env, L.CPU_ATTENTION] = 0          # (the timer's bit too: clear at every frame's end)
     if st[env, L.CPU_JAMMED] == 0:
         pc, a, x, y, s, p, clk, jammed = run_instructions(
             rom, scheme, ram, st, fb, env, np.int32(st[env, L.CPU_PC]), np.int32(st[env, L.CPU_A]),
@@ -191,15 +192,15 @@ def run_frame(rom, scheme, ram, st, fb, env):
         st[env, L.CPU_P] = p
     st[env, L.CYCLES] = clk
     # The fast path leaves the RIOT's idle-loop hint set; a frame's end is where both cores agree.
-    st[env, L.RIOT_TIMER_POLLED] = 0
+    ended = (np.int32(st[env, L.CPU_ATTENTION]) & L.ATTENTION_FRAME_ENDED) != 0
+    st[env, L.CPU_ATTENTION] = L.ATTENTION_FRAME_ENDED if ended else 0
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
     # Complete: this frame alone drew every pixel of the display window into its buffer, so the
     # buffer's older content no longer shows (what lets the agent step skip drawing frames).
     st[env, L.TIA_FRAME_COMPLETE] = 1 if (
-        fresh and st[env, L.TIA_FRAME_ENDED] != 0
-        and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
-    if st[env, L.TIA_FRAME_ENDED] != 0:
+        fresh and ended and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
+    if ended:
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
     elif st[env, L.TIA_FRAME_GREYED] == 0:

@@ -332,7 +332,7 @@ def _run_instructions_cpu(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk)
                 # each time; only cartridge hotspots change it.
                 if may_switch_banks(scheme, addr):
                     window = rom_window(rom, scheme, st, env, pc)
-            if st[env, L.TIA_FRAME_ENDED] != 0:
+            if (np.int32(st[env, L.CPU_ATTENTION]) & L.ATTENTION_FRAME_ENDED) != 0:
                 break
             if status == READ_PENDING and is_riot_io(addr):
                 polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)

@@ -6,7 +6,7 @@ reset_game's boot frames do little else: 4% (Pong) to 21% (Seaquest) of the deco
 instructions in reset frames, 4-17% in play (docs/performance-log.md, session 15). Both cores
 skip them the same way: the CPU fast path after the load's RIOT read (console_fast_path), the
 decoded core (console.run_instructions and the GPU's warp_schedule loop) when the RIOT reports
-a read of a running count (`RIOT_TIMER_POLLED`, riot.timer_read) after an instruction.
+a read of a running count (`CPU_ATTENTION`'s timer bit, riot.timer_read) after an instruction.
 Also here: the side-effect-free ROM run holding the PC (`rom_window`), which the fast path is
 built on and the skip uses to read the loop's code.
 """
@@ -108,8 +108,14 @@ def idle_poll(rom, window, st, env, pc, p, clk):
 
 
 @register_jitable
+def clear_timer_poll(st, env):
+    """The RIOT's mark of a running-count read, seen (layout.CPU_ATTENTION)."""
+    st[env, L.CPU_ATTENTION] = np.int32(st[env, L.CPU_ATTENTION]) & L.ATTENTION_FRAME_ENDED
+
+
+@register_jitable
 def skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, remaining):
-    """After the decoded core's instruction that read a running timer count (RIOT_TIMER_POLLED set),
+    """After the decoded core's instruction that read a running timer count (CPU_ATTENTION's bit),
     with the next instruction at `pc`: when that is the idle loop's BNE, skip the iterations
     console_fast_path skips (the same `idle_poll`, the same cap of `remaining` instructions of
     the frame's budget, two per iteration). Returns (a, x, y, p, clk, instructions skipped)."""
@@ -117,11 +123,11 @@ def skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, remaining):
     polls, period, operation, timer = idle_poll(rom, window, st, env, pc, p, clk)
     polls = min(polls, np.int64(remaining) // 2)
     if polls <= 0:
-        st[env, L.RIOT_TIMER_POLLED] = 0
+        clear_timer_poll(st, env)
         return a, x, y, p, clk, np.int32(0)
     clk = clk + polls * period
     value = u8(riot.io_read(st, env, timer, clk))
-    st[env, L.RIOT_TIMER_POLLED] = 0        # (that read set it again)
+    clear_timer_poll(st, env)               # (that read set it again)
     if operation == oc.LDA:
         a = value
     elif operation == oc.LDX:

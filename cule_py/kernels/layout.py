@@ -23,7 +23,7 @@ _FIELDS = """
     IN_SWCHA IN_SWCHB IN_FIRE_LEFT IN_FIRE_RIGHT IN_POT0 IN_POT1 IN_POT2 IN_POT3
     SYSTEM_RNG_POSITION
     TIA_FRAME_START TIA_DISPLAY_START TIA_DISPLAY_STOP TIA_CURSOR TIA_CLOCKS_TO_LINE_END
-    TIA_PARTIAL_FRAME TIA_FRAME_GREYED TIA_FRAME_ENDED TIA_VSYNC_FINISH TIA_MAX_SCANLINES
+    TIA_PARTIAL_FRAME TIA_FRAME_GREYED CPU_ATTENTION TIA_VSYNC_FINISH TIA_MAX_SCANLINES
     TIA_SCANLINES_LAST_FRAME TIA_CURRENT_SCANLINE TIA_BUFFER TIA_YSTART TIA_HEIGHT TIA_PAL
     TIA_HMOVE_BLANKS_ALLOWED TIA_LAST_ACCESS_WAS_READ
     TIA_VSYNC TIA_VBLANK TIA_NUSIZ0 TIA_NUSIZ1 TIA_COLUP0 TIA_COLUP1 TIA_COLUPF TIA_COLUBK
@@ -52,7 +52,6 @@ _FIELDS = """
     DPC_RANDOM DPC_CYCLES DPC_FRAC_LO DPC_FRAC_HI
     ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
     GPU_SCHEDULE
-    RIOT_TIMER_POLLED
     GPU_DRAW_AT_WSYNC
 """.split()
 
@@ -100,7 +99,7 @@ TIA_CURSOR = 27
 TIA_CLOCKS_TO_LINE_END = 28
 TIA_PARTIAL_FRAME = 29
 TIA_FRAME_GREYED = 30
-TIA_FRAME_ENDED = 31
+CPU_ATTENTION = 31
 TIA_VSYNC_FINISH = 32
 TIA_MAX_SCANLINES = 33
 TIA_SCANLINES_LAST_FRAME = 34
@@ -224,12 +223,19 @@ DPC_FRAC_HI = 151
 ENV_PADDLE_DELTA = 152
 ENV_PADDLE_REQUEST = 153
 GPU_SCHEDULE = 154
-RIOT_TIMER_POLLED = 155
-GPU_DRAW_AT_WSYNC = 156
+GPU_DRAW_AT_WSYNC = 155
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \
     "layout.py: the field constants differ from _FIELDS; paste `python -m cule_py.kernels.layout`"
+
+# CPU_ATTENTION: what the decoded core's loop must look at after an instruction, in one field so
+# that its check is one load (two fields cost the GPU's console loop ~7 of its ~70 SASS a step):
+# bit 0, the frame has ended (the TIA); bit 1, the instruction read a running timer count (the
+# RIOT; the idle-loop skip's cue, cleared there and at every frame's end, so that between frames
+# the field is 0 or ATTENTION_FRAME_ENDED). The CPU fast path sets bit 1 and never reads it.
+ATTENTION_FRAME_ENDED = 1
+ATTENTION_TIMER_POLLED = 2
 
 # The frame buffers, `fb[console, buffer, row, block]`: two screens of the tallest display (PAL),
 # 160 pixels a row as 20 words of 8 (frame_buffer.py).

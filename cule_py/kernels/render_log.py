@@ -95,7 +95,7 @@ def logged_instructions(rom, scheme, ram, st, fb, env, log, log_len, pc, a, x, y
     jammed = False
     for _ in range(INSTRUCTIONS_PER_FRAME):
         pc, a, x, y, s, p, clk, jammed = logged_step(bus, pc, a, x, y, s, p, clk)
-        if jammed or st[env, L.TIA_FRAME_ENDED] != 0:
+        if jammed or (np.int32(st[env, L.CPU_ATTENTION]) & L.ATTENTION_FRAME_ENDED) != 0:
             break
     return pc, a, x, y, s, p, clk, jammed
 
@@ -116,7 +116,7 @@ def open_frame(scheme, st, env):
         tia.start_frame(st, env, clk)
         clk = np.int32(0)
     st[env, L.TIA_PARTIAL_FRAME] = 1
-    st[env, L.TIA_FRAME_ENDED] = 0
+    st[env, L.CPU_ATTENTION] = 0
     return fresh, clk
 
 
@@ -125,13 +125,13 @@ def close_frame(st, fb, env, fresh, clk):
     """run_frame's end at cycle `clk`: the scanline reached, the frame's flags, a partial frame
     greyed out (once)."""
     st[env, L.CYCLES] = clk
-    st[env, L.RIOT_TIMER_POLLED] = 0
+    ended = (np.int32(st[env, L.CPU_ATTENTION]) & L.ATTENTION_FRAME_ENDED) != 0
+    st[env, L.CPU_ATTENTION] = L.ATTENTION_FRAME_ENDED if ended else 0
     scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
     st[env, L.TIA_CURRENT_SCANLINE] = scanline
     st[env, L.TIA_FRAME_COMPLETE] = 1 if (
-        fresh and st[env, L.TIA_FRAME_ENDED] != 0
-        and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
-    if st[env, L.TIA_FRAME_ENDED] != 0:
+        fresh and ended and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
+    if ended:
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
     elif st[env, L.TIA_FRAME_GREYED] == 0:
@@ -177,7 +177,7 @@ def replay_frame(start, scratch, fb, env, log, n, fresh, start_clk, end_clk):
     if fresh:
         tia.start_frame(scratch, env, start_clk)
     scratch[env, L.TIA_PARTIAL_FRAME] = 1
-    scratch[env, L.TIA_FRAME_ENDED] = 0
+    scratch[env, L.CPU_ATTENTION] = 0
     for i in range(n):
         clk = np.int64(log[env, i, 0])
         word = np.int32(log[env, i, 1])

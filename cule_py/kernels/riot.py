@@ -27,7 +27,7 @@ maths, including its deviations from the real chip, is reproduced exactly:
 
 State lives in one int32 row per console, `state[env, field]`: the console's state row
 (layout.py), whose first fields are the timer's, numbered as TIMER_* below. A running INTIM read
-also sets the row's RIOT_TIMER_POLLED (the idle-loop skip's cue), so the timer functions need a
+also sets a bit of the row's CPU_ATTENTION (the idle-loop skip's cue), so the timer functions need a
 whole state row, not just TIMER_FIELDS of it (numba checks no bounds). Cycle stamps are signed 32-bit
 values that the console rebases at every frame start (`timer_rebase`); the arithmetic on them is
 modulo 2**32 as in ALE, which is why a few intermediate values are held in 64 bits and wrapped
@@ -131,7 +131,8 @@ def timer_read(state, env, addr, clk):
         if (running & 0xFF) != 0:
             # A running count: the decoded core looks for an idle loop waiting on it next
             # (idle_loop.skip_idle_polls; cleared there and at the frame's end).
-            state[env, L.RIOT_TIMER_POLLED] = 1
+            state[env, L.CPU_ATTENTION] = (np.int32(state[env, L.CPU_ATTENTION])
+                                           | L.ATTENTION_TIMER_POLLED)
         return np.int32(running & 0xFF)
     # Past expiry: a per-cycle countdown from the moment of the underflow.
     past = _signed32((value << shift) - elapsed - 1)

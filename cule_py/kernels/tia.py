@@ -278,6 +278,12 @@ def write_delay(st, env, reg, clock):
 
 
 @register_jitable(forceinline=True)
+def frame_ended(st, env):
+    """Mark the frame as over for the core's loop (layout.CPU_ATTENTION)."""
+    st[env, L.CPU_ATTENTION] = np.int32(st[env, L.CPU_ATTENTION]) | L.ATTENTION_FRAME_ENDED
+
+
+@register_jitable(forceinline=True)
 def frame_is_over(st, env, clock):
     """A TIA write past the scanline limit ends the frame: (clock - start) // LINE exceeds the
     limit, written without the division."""
@@ -358,7 +364,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
     if not drawing_changes:
         defer_drawing(st, env, clock + delay)
     if frame_over:
-        st[env, L.TIA_FRAME_ENDED] = 1
+        frame_ended(st, env)
     if neutral:
         return neutral_write(st, env, reg, value, clk, clock, last_access_was_read)
 
@@ -367,7 +373,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         if value & 0x02:
             st[env, L.TIA_VSYNC_FINISH] = clock + LINE
         elif clock >= np.int32(st[env, L.TIA_VSYNC_FINISH]):
-            st[env, L.TIA_FRAME_ENDED] = 1
+            frame_ended(st, env)
             st[env, L.TIA_VSYNC_FINISH] = NO_VSYNC_FINISH
     elif reg == VBLANK:
         old = np.int32(st[env, L.TIA_VBLANK])

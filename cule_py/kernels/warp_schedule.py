@@ -118,8 +118,9 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
             if go:
                 pc, a, x, y, s, p, clk, jammed = cpu_step(bus, pc, a, x, y, s, p, clk)
                 executed = np.int32(executed + np.int32(1))
-                running = not jammed and st[env, L.TIA_FRAME_ENDED] == 0
-                if running and st[env, L.RIOT_TIMER_POLLED] != 0:
+                attention = np.int32(st[env, L.CPU_ATTENTION])     # one load for both
+                running = not jammed and (attention & L.ATTENTION_FRAME_ENDED) == 0
+                if running and attention != 0:                    # the timer's bit
                     # as console.run_instructions: an idle loop on the timer, skipped
                     a, x, y, p, clk, skipped = skip_idle_polls(
                         rom, scheme, st, env, pc, a, x, y, p, clk,
