@@ -73,3 +73,45 @@ def test_host_view_indexes_like_the_cpu_rows():
         state[np.ones(consoles + 1, np.bool_), 0]
     with pytest.raises(IndexError):
         state[np.array([0, consoles]), 0]
+
+
+def test_console_row_intrinsic_compiles_the_same_view():
+    """The intrinsic the CUDA kernels use, compiled here for the CPU (its codegen is LLVM for
+    either target): the view it builds reads and writes what the simulator's numpy view does,
+    for state tiles (3-D) and work-row tiles (4-D)."""
+    from numba import njit
+
+    from cule_py.kernels.state_tiles import _console_row
+
+    @njit(cache=False)
+    def copy_rows(tiles, env, out):
+        row = _console_row(tiles, env)
+        for f in range(row.shape[1]):
+            out[f] = row[env, f]
+            row[0, f] = row[env, f] + 1          # any console index: env's row (stride 0)
+
+    @njit(cache=False)
+    def copy_rows_3(tiles, env, out):
+        row = _console_row(tiles, env)
+        for s in range(row.shape[1]):
+            for k in range(row.shape[2]):
+                out[s, k] = row[env, s, k]
+                row[env, s, k] = -row[0, s, k]
+
+    consoles = 70
+    rows = _rows(consoles, 3)
+    tiles = to_tiles(rows)
+    for env in (0, 31, 32, 45, 69):
+        out = np.zeros(FIELDS, np.int32)
+        copy_rows(tiles, env, out)
+        np.testing.assert_array_equal(out, rows[env])
+        rows[env] += 1
+        np.testing.assert_array_equal(from_tiles(tiles, consoles), rows)
+    work = np.random.default_rng(4).integers(0, 255, (consoles, 2, 9), dtype=np.uint8)
+    work_tiles = to_tiles(work)
+    for env in (1, 33, 69):
+        out = np.zeros((2, 9), np.uint8)
+        copy_rows_3(work_tiles, env, out)
+        np.testing.assert_array_equal(out, work[env])
+        work[env] = -work[env]
+        np.testing.assert_array_equal(from_tiles(work_tiles, consoles), work)
