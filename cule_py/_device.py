@@ -159,6 +159,11 @@ class StateTiles:
     def __len__(self) -> int:
         return self.shape[0]
 
+    @property
+    def nbytes(self) -> int:
+        """GPU memory held (the last tile's padding included): tools/gpu_runbook's memory count."""
+        return int(self.tiles.nbytes)
+
     def _where(self, key):
         rows, fields = key if isinstance(key, tuple) else (key, slice(None))
         if isinstance(rows, (int, np.integer)):

@@ -51,6 +51,7 @@ def test_host_view_indexes_like_the_cpu_rows():
     state = StateTiles(np, consoles, FIELDS)
     state[:] = reference
     assert state.shape == reference.shape and len(state) == consoles
+    assert state.nbytes == 2 * TILE * FIELDS * 4               # 45 consoles: two tiles
     np.testing.assert_array_equal(state.rows(), reference)
     np.testing.assert_array_equal(np.asarray(state), reference)
     mask = np.arange(consoles) % 3 == 1
