@@ -128,13 +128,13 @@ class StateTiles:
     or a boolean mask (host or device), fields an int or a slice. A read returns a copy, a write
     goes to the tiles. The kernels take `tiles` (GpuArrays.launch passes it)."""
 
-    def __init__(self, xp, consoles: int, fields: int):
-        from .kernels.state_tiles import TILE, tile_count
+    def __init__(self, xp, tiles, consoles: int):
+        from .kernels.state_tiles import TILE
 
         self.xp = xp
         self.tile = TILE
-        self.tiles = xp.zeros((tile_count(consoles), fields, TILE), np.int32)
-        self.shape = (consoles, fields)
+        self.tiles = tiles
+        self.shape = (consoles, tiles.shape[1])
         self.ndim = 2
         self.dtype = np.dtype(np.int32)
 
@@ -221,7 +221,7 @@ class GpuArrays:
 
     def state_tiles(self, consoles: int, fields: int) -> StateTiles:
         """Zeroed console state rows in tiles of 32 consoles (StateTiles)."""
-        return StateTiles(self.cupy, consoles, fields)
+        return StateTiles(self.cupy, self.tiles((consoles, fields), np.int32), consoles)
 
     def tiles(self, shape, dtype):
         """A zeroed per-console array of `shape` (consoles first) in tiles of 32 consoles,

@@ -48,7 +48,7 @@ def test_console_row_reads_and_writes_one_console(consoles):
 def test_host_view_indexes_like_the_cpu_rows():
     consoles = 45
     reference = _rows(consoles, 2)
-    state = StateTiles(np, consoles, FIELDS)
+    state = StateTiles(np, np.zeros((2, FIELDS, TILE), np.int32), consoles)
     state[:] = reference
     assert state.shape == reference.shape and len(state) == consoles
     assert state.nbytes == 2 * TILE * FIELDS * 4               # 45 consoles: two tiles

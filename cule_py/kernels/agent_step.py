@@ -220,9 +220,9 @@ def compare_while_pooling():
     pixels through a uint8 view, and a second pass over the two rows; both loops LLVM
     vectorises (fused into the pooling loop, a CPU observation took 38 -> 45 us). On the GPU,
     where no uint8 view of the console-innermost words exists: a word (8 pixels) a load, and
-    the compare in the pooling loop itself, where a second pass cost about as many
-    instructions as the horizontal pass it saves (unrolled SASS with byte frame buffers: 35 a
-    pixel to pool, 28 more to compare; fused, 38 for both; tools/gpu_line_profile.py). numba's
+    the compare in the pooling loop itself, by the rows' source words (a second pass over the
+    pooled bytes cost about as many instructions as the horizontal pass it saves; byte by byte
+    inside the loop, ~12 SASS a pixel; tools/gpu_line_profile.py, sessions 26 and 29). numba's
     CUDA simulator runs the GPU kernels as this Python function, so there it answers as the
     GPU does."""
     return _SIMULATED_GPU
