@@ -106,14 +106,15 @@ def gpu_draw_at_wsync() -> int:
 
 
 #: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
-STEP_REGISTERS = (255, 128)
+STEP_REGISTERS = (255, 128, 64)
 
 
 def gpu_step_registers() -> int:
     """Registers a thread the GPU's agent step kernel may use, from
-    `CULE_PY_GPU_STEP_REGISTERS`: 255 (the default, numba's) or 128 (agent_step_cuda_capped:
-    twice the resident warps, with spills). Results are the same; only the GPU's speed differs.
-    The CPU backend ignores it."""
+    `CULE_PY_GPU_STEP_REGISTERS`: 255 (the default, numba's), 128 (agent_step_cuda_capped:
+    twice the resident warps, with spills) or 64 (agent_step_cuda_lean: four times, more
+    spills; for batches of 100,000 consoles and more). Results are the same; only the GPU's
+    speed differs. The CPU backend ignores it."""
     value = os.environ.get("CULE_PY_GPU_STEP_REGISTERS", "255")
     if value not in {str(n) for n in STEP_REGISTERS}:
         raise ValueError(f"CULE_PY_GPU_STEP_REGISTERS={value!r} is not a compiled budget; use "

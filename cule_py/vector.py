@@ -212,9 +212,7 @@ class AtariVectorEnv(VectorEnv):
         self.xp = xp = b.xp
         self._gpu = b.gpu
         # (the GPU's step kernel: its register budget, CULE_PY_GPU_STEP_REGISTERS, read here)
-        self._step_kernel = None if b.gpu is None else (
-            K.agent_step_cuda_capped if gpu_step_registers() == K.STEP_REGISTER_CAP
-            else K.agent_step_cuda)
+        self._step_kernel = None if b.gpu is None else K.STEP_KERNELS[gpu_step_registers()]
         # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
         # lost_luggage: 9), and ale-py's full action space is that legal set.
         ids = [int(a) for a in (b.game.legal_actions if full_action_space or continuous
@@ -320,6 +318,9 @@ class AtariVectorEnv(VectorEnv):
         # step time on an H200).
         self._next_step = self._autoreset == NEXT_STEP
         self._side_stream = None
+        # GPU: the consoles of a reset launch packed into its first lanes (resetting_lanes_cuda).
+        self._reset_lanes = xp.zeros(n, np.int32) if self._gpu is not None else None
+        self._reset_count = xp.zeros(1, np.int32) if self._gpu is not None else None
         self._final_obs = xp.zeros(self._obs.shape, np.uint8) if self._same_step else None
         self._was_reset = xp.zeros(n, np.bool_)
         # episode_statistics: when each console's game began (perf_counter seconds).
@@ -381,6 +382,11 @@ class AtariVectorEnv(VectorEnv):
                 self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
                 self._terminated, self._truncated, self._lives, *self._reset_table, mask)
 
+    def _reset_cuda_args(self, op, mask) -> tuple:
+        """agent_reset_cuda's arguments: agent_reset_cpu's with the mask replaced by the packed
+        lanes that resetting_lanes_cuda writes from it."""
+        return (*self._reset_args(op, mask)[:-1], self._reset_lanes, self._reset_count)
+
     def _fill_args(self) -> tuple:
         """fill_tails_cuda's arguments, in order."""
         b = self._batch
@@ -407,7 +413,11 @@ class AtariVectorEnv(VectorEnv):
         else:
             if self._direct_lanes:
                 self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())
-            self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_args(op, mask))
+            # (on the current stream, like the launches: no host sync, the count stays there)
+            self._reset_count.fill(0)
+            self._gpu.launch(K.resetting_lanes_cuda, self.num_envs, op, self._agent, mask,
+                             self._reset_lanes, self._reset_count)
+            self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_cuda_args(op, mask))
 
     @property
     def _reset_table(self) -> tuple:

@@ -29,12 +29,13 @@ pytestmark = [pytest.mark.cuda, pytest.mark.slow]
 from test_cuda_compile import _nvvm_missing_reason  # noqa: E402
 
 
-@pytest.mark.parametrize("which", ["step", "step128", "observe", "reset", "fill"])
+@pytest.mark.parametrize("which", ["step", "step128", "step64", "observe", "reset", "fill",
+                                   "lanes"])
 def test_agent_kernels_compile_within_caps(which, capsys):
-    """agent_step_cuda (the console's frames, lazy drawing), the same capped at 128 registers
-    (agent_step_cuda_capped), agent_observe_cuda (the step's observations: max-pool, resize,
-    stack), agent_reset_cuda (reset_game with mode selection, fire, noops) and fill_tails_cuda
-    (the reset table's direct tails)."""
+    """agent_step_cuda (the console's frames, lazy drawing), the same capped at 128 and 64
+    registers (agent_step_cuda_capped, agent_step_cuda_lean), agent_observe_cuda (the step's observations: max-pool, resize,
+    stack), agent_reset_cuda (reset_game with mode selection, fire, noops), fill_tails_cuda
+    (the reset table's direct tails) and resetting_lanes_cuda (a reset launch's packing)."""
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)
@@ -53,7 +54,7 @@ def test_agent_kernels_compile_within_caps(which, capsys):
         # The observation's kernel holds none of the console.
         names = [G._short(f) for f in row["functions"]]
         for helper in ("run_console_frames", "device_read", "device_write", "banked_read"):
-            assert names.count(helper) == (0 if which == "observe" else 1), (
+            assert names.count(helper) == (0 if which in ("observe", "lanes") else 1), (
                 helper, sorted(names))
         # No product fused into an addition (kernels/exact_float.py): the resize's 14 FMAs made
         # the GPU's observations differ from ale-py's in the first GPU run.

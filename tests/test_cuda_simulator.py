@@ -308,8 +308,14 @@ RESET_CHILD = textwrap.dedent("""
              if name.endswith("tiles")]                   # the GPU's layout
     for i in tiled:
         args[i] = to_tiles(args[i])
+    # args are agent_reset_cpu's: the GPU packs the mask's consoles into lanes first
+    mask, agent = args[-1], args[list(inspect.signature(
+        K.agent_reset_cuda.py_func).parameters).index("agent")]
+    lanes, count = np.full(n, -1, np.int32), np.zeros(1, np.int32)
+    K.resetting_lanes_cuda[1, 32](args[0], agent, mask, lanes, count)
+    assert sorted(lanes[:count[0]]) == np.nonzero(mask)[0].tolist(), (lanes, mask)
     start = time.perf_counter()
-    K.agent_reset_cuda[1, 32](*args)
+    K.agent_reset_cuda[1, 32](*args[:-1], lanes, count)
     print(f"simulated one reset of {n} consoles in {time.perf_counter() - start:.1f} s")
     for i in tiled:
         args[i] = from_tiles(args[i], n)
@@ -408,6 +414,45 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
         assert machine_difference(ours, plain) is None
     assert small[4][RS.TABLE_TAIL_FILLED] == claimed        # no room: nothing of the CPU's
     assert int(ours._agent[:, K.A_TAIL_RESETS].sum()) > hits, "the GPU's entries never hit"
+
+
+LANES_CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from cule_py.kernels import agent_step as K
+
+    d = dict(np.load(sys.argv[1]))
+    out = {}
+    for op in (K.OP_RESET, K.OP_AUTORESET):
+        lanes = np.full(d["mask"].shape[0], -1, np.int32)
+        count = np.zeros(1, np.int32)
+        K.resetting_lanes_cuda[4, 32](op, d["agent"], d["mask"], lanes, count)
+        out[f"lanes{op}"], out[f"count{op}"] = lanes, count
+    np.savez(sys.argv[2], **out)
+""")
+
+
+def test_simulated_reset_lanes_pack_the_resetting_consoles(tmp_path):
+    """resetting_lanes_cuda (on 4 blocks, 100 consoles): the first count lanes name each console
+    the reset launch resets once (OP_RESET: the mask's; OP_AUTORESET: those of the mask the step
+    marked), and no lane after them is written."""
+    from cule_py.kernels import agent_step as K
+
+    rng = np.random.default_rng(30)
+    mask = rng.random(100) < 0.3
+    agent = np.zeros((100, K.AGENT_FIELDS), np.int32)
+    agent[:, K.A_RESET_NOW] = rng.random(100) < 0.5
+    np.savez(tmp_path / "in.npz", mask=mask, agent=agent)
+    _run_simulated(LANES_CHILD, tmp_path / "in.npz", tmp_path / "out.npz")
+    sim = dict(np.load(tmp_path / "out.npz"))
+    marked = mask & (agent[:, K.A_RESET_NOW] != 0)
+    assert 0 < marked.sum() < mask.sum()
+    for op, expected in ((K.OP_RESET, mask), (K.OP_AUTORESET, marked)):
+        count = int(sim[f"count{op}"][0])
+        lanes = sim[f"lanes{op}"]
+        assert count == expected.sum()
+        assert sorted(lanes[:count]) == np.nonzero(expected)[0].tolist()
+        assert (lanes[count:] == -1).all()
 
 
 FILL_CHILD = textwrap.dedent("""

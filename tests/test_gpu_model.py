@@ -266,7 +266,7 @@ def test_drawing_at_wsync_comes_from_the_environment(monkeypatch):
 
 
 def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch):
-    from cule_py.batch import gpu_step_registers
+    from cule_py.batch import STEP_REGISTERS, gpu_step_registers
     from cule_py.kernels import agent_step as K
     monkeypatch.delenv("CULE_PY_GPU_STEP_REGISTERS", raising=False)
     assert gpu_step_registers() == 255
@@ -277,11 +277,18 @@ def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch
     budgets = {i["registers"] for i in throughput.plan("full", "cuda")
                if i["kind"] == "agent" and i["consoles"] == 65_536 and i["game"] == "breakout"}
     assert budgets == {255, 128}
+    lean = [i for i in throughput.plan("full", "cuda")
+            if i["kind"] == "agent" and i["registers"] == 64]
+    assert [i["consoles"] for i in lean] == [131_072]
     assert K.agent_step_cuda_capped.targetoptions["max_registers"] == K.STEP_REGISTER_CAP
-    monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", "128")
-    assert gpu_step_registers() == K.STEP_REGISTER_CAP
-    monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", "64")
-    with pytest.raises(ValueError, match="255, 128"):
+    assert K.agent_step_cuda_lean.targetoptions["max_registers"] == K.LEAN_STEP_REGISTER_CAP
+    assert sorted(K.STEP_KERNELS) == sorted(STEP_REGISTERS)
+    for budget, kernel in K.STEP_KERNELS.items():
+        monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", str(budget))
+        assert gpu_step_registers() == budget
+        assert kernel.targetoptions.get("max_registers", 255) == budget
+    monkeypatch.setenv("CULE_PY_GPU_STEP_REGISTERS", "96")
+    with pytest.raises(ValueError, match="255, 128, 64"):
         gpu_step_registers()
 
 

@@ -77,8 +77,10 @@ if str(REPO) not in sys.path:
 
 CC = (9, 0)
 KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
-           "step128": "agent_step_cuda_capped", "reset": "agent_reset_cuda",
-           "fill": "fill_tails_cuda", "observe": "agent_observe_cuda"}
+           "step128": "agent_step_cuda_capped", "step64": "agent_step_cuda_lean",
+           "reset": "agent_reset_cuda",
+           "fill": "fill_tails_cuda", "observe": "agent_observe_cuda",
+           "lanes": "resetting_lanes_cuda"}
 OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", "banked_write",
             "tia_space_read", "tia_space_write")
 
@@ -120,11 +122,17 @@ CAPS = {
     # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
     # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
     "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 688},
+    # The step capped at 64 (session 30): 8 warps a scheduler, for the largest batches; its
+    # spills as linked then (static --max-registers 64 on b3942c5's step: 3,284 B).
+    "agent_step_cuda_lean": {"registers": 64, "spill_store_bytes": 3284},
     # The step's observations, a thread per console and band (session 27): unrolled pooling
     # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
     # --max-registers), left uncapped until a GPU says whether occupancy pays.
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 224},
+    # 240 since its lanes come packed (resetting_lanes_cuda, session 30; 224 B before)
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 240},
+    # The resetting consoles packed into a reset launch's first lanes (session 30).
+    "resetting_lanes_cuda": {"registers": 14, "spill_store_bytes": 0},
     # The reset table's direct tails (session 23): launched before each reset launch, busy only
     # when a start entry is new; as measured then (Python 3.11).
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 888},

@@ -33,7 +33,8 @@ import time
 import types as pytypes
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-KERNELS = ("drive", "flags", "step", "step128", "observe", "reset", "fill")
+KERNELS = ("drive", "flags", "step", "step128", "step64", "observe", "reset", "fill",
+           "lanes")
 
 
 def _compile_one(which: str, cc: tuple[int, int]) -> None:

@@ -53,10 +53,10 @@ def _report(name, compiled, seconds):
 
 def kernel_and_arguments(which: str):
     """(CUDA kernel, the arguments the GPU backend launches it with) for "drive", "flags",
-    "step", "step128" (the step capped at 128 registers), "observe" (the step's observations),
-    "fill" or "reset", from a 2-console pong batch whose power-on is skipped (only the argument
-    types matter). The state rows are passed as their tiles, as GpuArrays.launch passes them.
-    Also used by tools/gpu_precompile.py."""
+    "step", "step128" and "step64" (the step capped at 128 and 64 registers), "observe" (the step's observations),
+    "fill", "reset" or "lanes" (the reset launch's packing), from a 2-console pong batch whose
+    power-on is skipped (only the argument types matter). The state rows are passed as their
+    tiles, as GpuArrays.launch passes them. Also used by tools/gpu_precompile.py."""
     from cule_py._device import StateTiles
 
     kernel, args = _batch_arguments(which)
@@ -82,11 +82,16 @@ def _batch_arguments(which: str):
         return K.agent_step_cuda, env._step_args(every)
     if which == "step128":
         return K.agent_step_cuda_capped, env._step_args(every)
+    if which == "step64":
+        return K.agent_step_cuda_lean, env._step_args(every)
     if which == "fill":
         return K.fill_tails_cuda, env._fill_args()
     if which == "observe":
         return K.agent_observe_cuda, env._observe_args(every)
-    return K.agent_reset_cuda, env._reset_args(K.OP_RESET, every)
+    if which == "lanes":
+        return K.resetting_lanes_cuda, (K.OP_AUTORESET, env._agent, every, env._reset_lanes,
+                                        env._reset_count)
+    return K.agent_reset_cuda, env._reset_cuda_args(K.OP_RESET, every)
 
 
 def main(which: str) -> None:

@@ -899,13 +899,55 @@ def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, m
                  rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
 
 
+# The same again at LEAN_STEP_REGISTER_CAP: 8 warps a scheduler, so that 131,072 consoles run in
+# one wave of twice the warps the 128-register kernel holds; its console loop carries ~16% more
+# SASS in spill code (tools/gpu_model.py static --kernels step64). By session 25's model the
+# batch's best configuration (benchmarks/RESULTS.md, session 30); CULE_PY_GPU_STEP_REGISTERS=64.
+LEAN_STEP_REGISTER_CAP = 64
+_LEAN_CAP = {} if simulator_enabled() else {"max_registers": LEAN_STEP_REGISTER_CAP}
+
+
+@cuda.jit(cache=CACHE_ENABLED, **_LEAN_CAP)
+def agent_step_cuda_lean(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold,
+                         agent, cfg, action_rows, actions, palette, raw_tiles, xd, xs, xa, yd,
+                         ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
+                         saved_st, saved_ram, saved_logic, mask):
+    env = cuda.grid(1)
+    if env < ram.shape[0] and mask[env]:
+        st = console_row(tiles, env)
+        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
+        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
+                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
+                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+
+
+# The step kernel for each register budget (cule_py.batch.STEP_REGISTERS).
+STEP_KERNELS = {255: agent_step_cuda, STEP_REGISTER_CAP: agent_step_cuda_capped,
+                LEAN_STEP_REGISTER_CAP: agent_step_cuda_lean}
+
+
+# The consoles a reset launch resets, packed into the first lanes (`lanes[:count[0]]`) before
+# agent_reset_cuda runs. A launch over the batch with a mask left each resetting console alone in
+# its warp (~80 of 16,384 at Breakout's rate, ~80 warps): each then issued its reset's frames for
+# one lane, beside a step warp on the same scheduler. Packed, those resets run as a few full warps,
+# whose lanes start from a System reset and mostly run the same code. The order of the lanes is
+# the atomic's: a console's reset reads and writes only its own rows and the table's entries that
+# existed before the launch (reset_snapshot), so it does not matter.
+@cuda.jit(cache=CACHE_ENABLED)
+def resetting_lanes_cuda(op, agent, mask, lanes, count):
+    env = cuda.grid(1)
+    if env < mask.shape[0] and mask[env] and (op != OP_AUTORESET or agent[env, A_RESET_NOW] != 0):
+        lanes[cuda.atomic.add(count, 0, 1)] = env
+
+
 @cuda.jit(cache=CACHE_ENABLED)
 def agent_reset_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng,
                      select, shown, starting, agent, noop_mt, cfg, palette, raw_tiles, xd, xs,
                      xa, yd, ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
-                     t_st, t_ram, t_logic, t_fb, table, mask):
-    env = cuda.grid(1)
-    if env < ram.shape[0] and mask[env]:
+                     t_st, t_ram, t_logic, t_fb, table, lanes, count):
+    lane = cuda.grid(1)
+    if lane < count[0]:
+        env = lanes[lane]
         st = console_row(tiles, env)
         raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
         reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,

@@ -19,8 +19,9 @@ Two modes, each game one *job* (a spec, saved with its results so that the other
   every `reset_every` steps (staggered across games by `reset_offset`) the env is reset with
   options={"reset_mask": terminated or truncated since the last reset, or forced (a host-chosen
   sixteenth of the consoles)}, and the observation the reset returns is folded too (reward,
-  terminated, truncated 0). Breakout runs twice: the second job launches the step kernel capped
-  at 128 registers (`step_registers`, CULE_PY_GPU_STEP_REGISTERS; full scale only).
+  terminated, truncated 0). Breakout runs three times: the second and third jobs launch the step
+  kernel capped at 128 and at 64 registers (`step_registers`, CULE_PY_GPU_STEP_REGISTERS; full
+  scale only).
 
 Every `checkpoint_every` units (100 frames: 100 emulator frames or 25 agent steps) the (5,
 consoles) running digests, the reset count and the distinct RAM (observation) hashes of that
@@ -203,7 +204,8 @@ class Spec:
     ahead: int = 4                   # GPU run-ahead (units in flight); no effect on the digests
     autoreset: str = "Disabled"      # vector: the env's autoreset_mode
     # vector, GPU side: the step kernel's register budget (CULE_PY_GPU_STEP_REGISTERS; 128 is
-    # agent_step_cuda_capped). The same code either way, so the digests must not move.
+    # agent_step_cuda_capped, 64 agent_step_cuda_lean). The same code, so the digests must not
+    # move.
     step_registers: int = 255
 
     @property
@@ -238,11 +240,12 @@ def stage_specs(scale: str) -> list[Spec]:
             extra = {"autoreset": "NextStep" if i % 2 else "Disabled"} if mode == "vector" else {}
             specs.append(Spec(mode=mode, game=game, reset_offset=offset, **c, **extra))
         if mode == "vector" and scale != "tiny":
-            # the step kernel capped at 128 registers, on Breakout's job (not in the dry run:
-            # the CPU has no register budget to check)
+            # the step kernel capped at 128 and at 64 registers, on Breakout's job (not in the
+            # dry run: the CPU has no register budget to check)
             jobs = specs[-len(games):]
             twin = next((j for j in jobs if j.game == "breakout"), jobs[0])
-            specs.append(dataclasses.replace(twin, step_registers=128))
+            for registers in (128, 64):
+                specs.append(dataclasses.replace(twin, step_registers=registers))
     for s in specs:
         assert s.units % s.checkpoint_every == 0, s
     return specs

@@ -36,8 +36,8 @@ WHY_METRICS = tuple(
                    "selected", "barrier", "drain")) + tuple(
     f"l1tex__t_{what}_pipe_lsu_mem_{space}_op_{op}.sum"
     for space in ("global", "local") for op in ("ld", "st") for what in ("sectors", "requests"))
-KERNELS = ("drive_cuda", "agent_step_cuda", "agent_step_cuda_capped", "agent_observe_cuda",
-           "agent_reset_cuda")
+KERNELS = ("drive_cuda", "agent_step_cuda", "agent_step_cuda_capped", "agent_step_cuda_lean",
+           "agent_observe_cuda", "agent_reset_cuda", "resetting_lanes_cuda")
 TARGET = pathlib.Path(__file__).resolve().parent / "profile_target.py"
 
 

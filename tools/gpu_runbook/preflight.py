@@ -11,7 +11,8 @@ import time
 
 from common import REPO, Log
 
-KERNELS = ("drive", "flags", "step", "step128", "observe", "reset", "fill")
+KERNELS = ("drive", "flags", "step", "step128", "step64", "observe", "reset", "fill",
+           "lanes")
 
 
 def kernel_cache(log) -> dict:

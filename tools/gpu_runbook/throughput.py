@@ -15,6 +15,8 @@ with the same results folder goes on where it stopped):
    Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md session 28);
 3. Breakout's agent step at 65,536 consoles, the step kernel at 255 registers (two waves of
    blocks) and capped at 128 (one wave, twice the warps per scheduler, more spills; session 24);
+   then at 131,072 capped at 64 (8 warps a scheduler, in one wave: the model's best batch,
+   session 30);
 4. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
    machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
    cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
@@ -74,6 +76,7 @@ def plan(scale: str, device: str) -> list[dict]:
     for registers in (255, 128):
         items.append({"kind": "agent", "game": "breakout", "consoles": bigger,
                       "registers": registers})
+    items.append({"kind": "agent", "game": "breakout", "consoles": 2 * bigger, "registers": 64})
     if _has_torch():
         for sampler, consoles in (("cule", runner_consoles), ("ale", ale_envs)):
             items.append({"kind": "env_runner", "game": "pong", "consoles": consoles,
