@@ -318,6 +318,10 @@ class AtariVectorEnv(VectorEnv):
         # step time on an H200).
         self._next_step = self._autoreset == NEXT_STEP
         self._side_stream = None
+        # Who writes a launch's new start entry in the reset table: the first console that
+        # misses (the GPU's rule, an atomic there) or a console the host names (the CPU's: its
+        # threads have no atomics; benchmarks/reset_launches.py runs the GPU's on one thread).
+        self._first_miss_writes = self._gpu is not None
         # GPU: the consoles of a reset launch packed into its first lanes (resetting_lanes_cuda).
         self._reset_lanes = xp.zeros(n, np.int32) if self._gpu is not None else None
         self._reset_count = xp.zeros(1, np.int32) if self._gpu is not None else None
@@ -403,7 +407,8 @@ class AtariVectorEnv(VectorEnv):
         if self._gpu is not None and not self._gpu.is_device_array(mask):
             mask = self._batch.table(mask)
         reset_snapshot.open_launch(self._reset_table[0], table, mask,
-                                   self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp)
+                                   self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp,
+                                   first_miss_writes=self._first_miss_writes)
         # The direct tails of start entries readable from now on, played before the resets
         # that may take them (a launch that finds nothing to do returns at once).
         if self._gpu is None:

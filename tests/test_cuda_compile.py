@@ -183,3 +183,37 @@ def test_reset_table_tail_claims_entries_atomically_on_the_gpu():
     table[RS.TABLE_WRITER] = 3
     assert RS.claim_tail_entry(table, 10, 2) == -1
     assert [RS.claim_tail_entry(table, 2, 3) for _ in range(3)] == [0, 1, -1]
+
+
+def test_reset_table_start_writer_is_the_first_miss_on_the_gpu():
+    """The start region's writer: on the CPU the console the host named, on the GPU the first
+    lane that misses, through an atomic compare-and-swap from -1 (open_launch's
+    first_miss_writes), so that exactly one lane of a launch writes."""
+    reason = _nvvm_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    import numpy as np
+
+    from cule_py.kernels import reset_snapshot as RS
+
+    def claim(table, out):
+        out[0] = RS.claim_start_writer(table, np.int32(3))
+
+    with pytest.MonkeyPatch.context() as mp:
+        if not cuda.is_available():
+            import numba.cuda.dispatcher as cdisp
+
+            mp.setattr(cdisp, "get_current_device",
+                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
+        ptx, _ = cuda.compile_ptx(claim, (types.int32[::1], types.boolean[::1]), cc=CC)
+    assert re.search(r"atom\.global\.cas", ptx), "the start writer's claim is not a CAS"
+    table = np.zeros(RS.TABLE_FIELDS, np.int32)
+    RS.open_launch(None, table, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np)
+    assert table[RS.TABLE_WRITER] == 1
+    assert RS.claim_start_writer(table, 1) and not RS.claim_start_writer(table, 3)
+    RS.open_launch(None, table, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np,
+                   first_miss_writes=True)
+    assert table[RS.TABLE_WRITER] == -1
+    # (the CPU's version with nobody named, on one thread: the first console that asks)
+    assert RS.claim_start_writer(table, 2) and RS.claim_start_writer(table, 2)
+    assert not RS.claim_start_writer(table, 0)

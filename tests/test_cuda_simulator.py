@@ -416,6 +416,65 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     assert int(ours._agent[:, K.A_TAIL_RESETS].sum()) > hits, "the GPU's entries never hit"
 
 
+def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
+    """The GPU's start region fills from the first lane that misses (claim_start_writer, with
+    open_launch's first_miss_writes): two consoles reset from an empty table under the
+    simulator give what the CPU gives, exactly one start entry is written, and that entry,
+    as the only one a CPU env may read, serves its resets exactly."""
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import layout as L
+    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.testing import machine_difference
+    from cule_py.vector import AtariVectorEnv
+
+    def empty(env, entries=RS.SNAPSHOT_ENTRIES):
+        b = env._batch
+        return RS.empty_table(b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
+                              L.FRAME_BUFFER_SHAPE, entries=entries, tail_entries=0,
+                              direct_origins=min(1, entries))
+
+    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    env.reset(seed=4)
+    env._reset_table = empty(env)
+    table = env._reset_table[-1]
+    mask = np.ones(2, np.bool_)
+    RS.open_launch(env._reset_table[0], table, mask,
+                   env._batch.state[:, L.SYSTEM_RNG_POSITION], np, first_miss_writes=True)
+    args = env._reset_args(K.OP_RESET, mask)
+    np.savez(tmp_path / "in.npz", count=len(args),
+             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
+    print(_run_simulated(RESET_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
+    sim = dict(np.load(tmp_path / "out.npz"))
+    RS.open_launch(env._reset_table[0], table, mask,
+                   env._batch.state[:, L.SYSTEM_RNG_POSITION], np)      # the CPU's writer
+    K.agent_reset_cpu(*args)
+    first_table_array = len(args) - 1 - len(env._reset_table)
+    for i, a in enumerate(args[:first_table_array]):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    t_st, t_ram, t_logic, t_fb, sim_table = (sim[f"a{first_table_array + k}"] for k in range(5))
+    assert sim_table[RS.TABLE_FILLED] == 1, "not exactly one lane wrote a start entry"
+    assert sim_table[RS.TABLE_WRITER] in (0, 1)
+    # that entry alone, read by a CPU env whose table has no room for its own
+    ours = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    plain = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    small = empty(ours, entries=1)
+    for mine, theirs in zip(small[:4], (t_st, t_ram, t_logic, t_fb)):
+        mine[:2] = theirs[:2]
+    small[4][RS.TABLE_FILLED] = 1
+    small[4][RS._start_flag(small[4], 0)] = sim_table[RS._start_flag(sim_table, 0)]
+    ours._reset_table = small
+    plain._reset_table = empty(plain, entries=0)
+    ours.reset(seed=4)
+    plain.reset(seed=4)
+    for _ in range(12):
+        ours.reset()
+        plain.reset()
+        assert machine_difference(ours, plain) is None
+    assert small[4][RS.TABLE_FILLED] == 1
+    assert int(ours._agent[:, K.A_TABLE_RESETS].sum()) > 0, "the GPU's start entry never hit"
+
+
 LANES_CHILD = textwrap.dedent("""
     import sys
     import numpy as np

@@ -23,11 +23,14 @@ state, with the entry's flag set (after the tail's metadata); a hit on a flagged
 finish. Frames the finish counts (Select presses) advance the frame counter by the entry's own
 difference. Where it draws (Berzerk's NOOP acts, Double Dunk's menu), entries stop at frame 64.
 
-Filling the table without races, on the CPU's threads and the GPU's lanes alike: the host names
-one writer per reset launch (TABLE_WRITER: of the consoles it resets, the one furthest along the
-system-RNG table, whose timer draw is the newest), which alone may add an entry (at TABLE_FILLED, then counts it); the others read only the entries that existed when the
-launch began (TABLE_USABLE, set by the host before each launch from TABLE_FILLED), so nobody reads
-an entry while it is written. A full table stays as it is: a reset that matches nothing plays its
+Filling the table without races: one writer per reset launch (TABLE_WRITER) alone may add a
+start entry (at TABLE_FILLED, then counts it); the others read only the entries that existed
+when the launch began (TABLE_USABLE, set by the host before each launch from TABLE_FILLED), so
+nobody reads an entry while it is written. On the CPU the host names the writer: of the
+consoles it resets, the one furthest along the system-RNG table, whose timer draw is the
+newest. On the GPU the first lane that misses claims it (claim_start_writer, an atomic
+compare-and-swap), so that a launch with a miss stores that miss: there a miss holds the whole
+launch for its 70+ frames. A full table stays as it is: a reset that matches nothing plays its
 frames, as before.
 
 The tail. After reset_game, AtariVectorEnv's reset acts: FIRE (games whose second action is FIRE)
@@ -190,6 +193,29 @@ def _frames_between(t_st, entry):
 
 
 @register_jitable
+def claim_start_writer(table, env):
+    """Whether this console, which missed the start region, writes the launch's new start
+    entry (CPU: the writer the host named; with none named, -1, the first console that misses,
+    which is race-free only in a launch on one thread: benchmarks/reset_launches.py measures
+    the GPU's rule that way)."""
+    if table[TABLE_WRITER] == -1:
+        table[TABLE_WRITER] = env
+    return table[TABLE_WRITER] == env
+
+
+@overload(claim_start_writer, target="cuda")
+def _claim_start_writer_cuda(table, env):
+    def claim(table, env):
+        # The first lane that misses writes (open_launch leaves the writer at -1 on the GPU).
+        # A named writer stored the missing state only when the one console it named missed:
+        # measured on the CPU (Seaquest, 4,096 consoles, 500 steps after 300), 4 of 3,467
+        # resets still missed, and each launch with a miss waits for a lone lane's 70+ frames.
+        # Only one a launch: lanes missing together would mostly store the same state.
+        return cuda.atomic.cas(table, TABLE_WRITER, -1, env) == -1
+    return claim
+
+
+@register_jitable
 def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
     """environment.reset_game with its input-free frames, and its finish where that drew nothing
@@ -204,8 +230,8 @@ def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, r
         if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
             hit = np.int32(entry)
             break
-    writing = hit < 0 and table[TABLE_WRITER] == env and \
-        table[TABLE_FILLED] < table[TABLE_TAIL_BASE]
+    writing = hit < 0 and table[TABLE_FILLED] < table[TABLE_TAIL_BASE] and \
+        claim_start_writer(table, env)
     entry = table[TABLE_FILLED] if hit < 0 else hit
     if hit >= 0:
         frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
@@ -463,11 +489,16 @@ def direct_lanes(table) -> int:
     return int(table[TABLE_DIRECT_ORIGINS]) * (int(table[TABLE_DIRECT_FIRES]) + 1)
 
 
-def open_launch(t_st, table, mask, position, xp) -> None:
+def open_launch(t_st, table, mask, position, xp, first_miss_writes: bool = False) -> None:
     """Before a reset launch (on the launch's stream): the entries written so far become
     readable, and the writer is named: of the consoles in `mask`, the one furthest along the
     system-RNG table (`position`), whose timer draw is the newest, so the likeliest to be missing
-    from the start region (consoles behind it meet draws the table has seen)."""
+    from the start region (consoles behind it meet draws the table has seen). With
+    `first_miss_writes` (the GPU) nobody is named: the first lane that misses claims the
+    entry (claim_start_writer)."""
     table[TABLE_USABLE] = table[TABLE_FILLED]
     table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED], _tail_capacity(table))
-    table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
+    if first_miss_writes:
+        table[TABLE_WRITER] = -1
+    else:
+        table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
