@@ -1,0 +1,310 @@
+"""What resets cost the GPU's agent step in steady state, predicted without a GPU (issue 27).
+
+On a GPU the autoreset launch runs beside the step (NextStep: its own stream) and lasts as long
+as its slowest lane; a reset that misses the reset table (kernels/reset_snapshot) plays up to 64
+frames alone, one that hits copies its console from the table. How often each happens is a
+property of the table and the game, not of the device, so it is counted here on the CPU backend,
+which runs the same table code: `collect` steps cule_py's AtariVectorEnv (v5 settings, random
+actions) in steady state and records, for every console that resets, where its reset came from
+(the table's per-console counters, before and after each step).
+
+`model` then prices each reset in warp instructions of a lone lane (the frames it plays at the
+game's identical-consoles cost from gpu_line_profile --warp, its compares and copies, the
+reset's observation) and plays launches of a 16,384-console batch drawn from the counted
+resets against the step's own predicted time (session 28's predict.py): the predicted agent
+frames/s with resets, the reset launch's share of the step and the chance that a launch holds a
+miss. A model fed by counts, not a GPU measurement.
+
+    python benchmarks/reset_launches.py collect --consoles 2048 --steps 400 --out DIR
+    python benchmarks/reset_launches.py model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
+
+# Where a console's reset came from, from the counters' deltas over one step.
+START_HIT, START_MISS = "start_hit", "start_miss"
+TAIL_DIRECT, TAIL_ORIGIN, TAIL_COMPARE, TAIL_PLAYED, TAIL_NONE = (
+    "tail_direct", "tail_by_origin", "tail_by_compare", "tail_played", "tail_none")
+
+
+def classify(before: np.ndarray, after: np.ndarray, episode_frames: np.ndarray, K) -> list[dict]:
+    """One dict per console reset between two host copies of the agent array; `episode_frames`:
+    the consoles' episode frame counters after the step (after a reset: its tail's acts)."""
+    d = after.astype(np.int64) - before.astype(np.int64)
+    rows = []
+    for env in np.nonzero(before[:, K.A_NEEDS_RESET] != 0)[0]:
+        start = START_HIT if d[env, K.A_TABLE_RESETS] > 0 else START_MISS
+        if d[env, K.A_TAIL_DIRECT] > 0:
+            tail = TAIL_DIRECT
+        elif d[env, K.A_TAIL_BY_ORIGIN] > 0:
+            tail = TAIL_ORIGIN
+        elif d[env, K.A_TAIL_RESETS] > 0:
+            tail = TAIL_COMPARE
+        elif episode_frames[env] == 0:
+            tail = TAIL_NONE            # no FIRE and a noop draw of none: no acts at all
+        else:
+            tail = TAIL_PLAYED
+        rows.append({"start": start, "tail": tail, "acts": int(episode_frames[env]),
+                     "table_resets": int(d[env, K.A_TABLE_RESETS])})
+    return rows
+
+
+def collect(game: str, consoles: int, steps: int, seed: int, say, gpu_writer: bool) -> dict:
+    """`gpu_writer`: the start region filled by the GPU's rule (the first console that misses
+    writes, kernels/reset_snapshot.claim_start_writer), on one thread, where it is race-free;
+    otherwise the CPU's (the writer the host names), on every core."""
+    from cule_py import steady_state as S
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import layout as L
+    from cule_py.kernels import reset_snapshot as RS
+
+    env = S.make_cule_env(game, consoles, threads=1 if gpu_writer else None)
+    env._first_miss_writes = gpu_writer or env._first_miss_writes
+    try:
+        warm = S.measure_vector_env(env, game=game, label="cule_py", backend="cpu",
+                                    window_steps=5, windows=1, seed=seed, progress=say)
+        rng = np.random.default_rng(seed + 1)
+        n_actions = int(env.single_action_space.n)
+        launches = []
+        start = time.perf_counter()
+        agent = env._batch.host(env._agent).copy()
+        stored = []        # start entries a launch added (a miss stored: it will not recur)
+        for step in range(steps):
+            filled = int(env._batch.host(env._reset_table[-1])[RS.TABLE_FILLED])
+            env.step(rng.integers(0, n_actions, consoles))
+            after = env._batch.host(env._agent).copy()
+            frames = env._batch.host(env._batch.state[:, L.ENV_EPISODE_FRAME])
+            launches.append(classify(agent, after, frames, K))
+            stored.append(int(env._batch.host(env._reset_table[-1])[RS.TABLE_FILLED]) - filled)
+            agent = after
+            if time.perf_counter() - start > 30 and step % 50 == 0:
+                say(f"{game}: step {step}/{steps}")
+        table = env._batch.host(env._reset_table[-1])
+        usable = int(table[RS.TABLE_FILLED])
+        flags = [int(table[RS._start_flag(table, e)]) for e in range(usable)]
+        return {"game": game, "consoles": consoles, "steps": steps, "seed": seed,
+                "start_writer": "first miss (GPU)" if gpu_writer else "named (CPU)",
+                "warmup_steps": warm.warmup_steps, "distinct_ram": warm.distinct_ram,
+                "start_entries": usable, "start_entries_flagged": sum(flags),
+                "tail_entries_claimed": int(table[RS.TABLE_TAIL_FILLED]),
+                "direct_origins": int(table[RS.TABLE_DIRECT_ORIGINS]),
+                "launches": launches, "stored": stored}
+    finally:
+        env.close()
+
+
+def summary(record: dict) -> dict:
+    resets = [r for launch in record["launches"] for r in launch]
+    count = {}
+    for r in resets:
+        for key in (r["start"], r["tail"]):
+            count[key] = count.get(key, 0) + 1
+    steps, n = record["steps"], record["consoles"]
+    return {"resets": len(resets), "resets_per_console_step": len(resets) / (steps * n),
+            **{k: count.get(k, 0) for k in (START_HIT, START_MISS, TAIL_DIRECT, TAIL_ORIGIN,
+                                            TAIL_COMPARE, TAIL_PLAYED, TAIL_NONE)},
+            "regames": sum(max(0, r["table_resets"] - 1) for r in resets)}
+
+
+def main_collect(args) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def say(line):
+        print(line, flush=True)
+
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    for game in args.games:
+        began = time.perf_counter()
+        record = collect(game, args.consoles, args.steps, args.seed, say, args.gpu_writer)
+        record.update(commit=head, machine=platform.processor() or platform.machine(),
+                      seconds=time.perf_counter() - began)
+        (args.out / f"counts-{game}.json").write_text(json.dumps(record))
+        say(f"{game}: {json.dumps(summary(record))}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------------------------
+# A lone lane's warp instructions for a reset's non-frame work (rough, from the SASS of the copy
+# and compare loops: ~3 instructions a word): the start entry's whole-console compare on a hit
+# (2 frame buffers x 250 rows x 20 words, two loads each) and its copy, the tail's row copy.
+COMPARE_WORDS = 2 * 250 * 20
+WORK_PER_WORD = 3
+SNAPSHOT_FRAMES = 2          # reset_snapshot.SNAPSHOT_FRAME: played before the table is read
+START_FRAMES = 64            # what a start miss plays instead (System reset .. frame 64)
+FINISH_FRAMES = 12           # reset_game's finish on a miss or an unflagged hit (>= 8; Select
+                             # presses add more: an assumption, priced high)
+TAIL_MAX_ACTS = 31
+
+
+def lane_work(reset: dict, frame: float, observation: float, rng) -> float:
+    """Warp instructions a lone lane issues for one reset."""
+    work = SNAPSHOT_FRAMES * frame + observation
+    if reset["start"] == START_HIT:
+        work += 2 * COMPARE_WORDS * WORK_PER_WORD
+    else:
+        work += (START_FRAMES - SNAPSHOT_FRAMES + FINISH_FRAMES) * frame
+    if reset["tail"] == TAIL_PLAYED:
+        # (its acts as counted; zero where the noop draw gave none and there is no FIRE)
+        acts = reset.get("acts")
+        work += (rng.integers(1, TAIL_MAX_ACTS + 1) if acts is None else acts) * frame
+    elif reset["tail"] == TAIL_COMPARE:
+        work += 2 * COMPARE_WORDS * WORK_PER_WORD
+    elif reset["tail"] != TAIL_NONE:
+        work += COMPARE_WORDS * WORK_PER_WORD
+    # a game over among the noops: reset_game again
+    work += max(0, reset["table_resets"] - 1) * (SNAPSHOT_FRAMES * frame)
+    return work
+
+
+def warmed(record: dict) -> dict:
+    """The record as a warm table would have served it: a launch's start misses that the launch
+    stored as new entries (`stored`) were first sightings, which a long run meets once; they
+    become hits with their tails by index (a new entry among the first DIRECT_ORIGINS gets its
+    direct tails played before the next launch)."""
+    if "stored" not in record:
+        if any(r["start"] == START_MISS for launch in record["launches"] for r in launch):
+            raise ValueError(f"{record['game']}: misses, but no count of the entries stored "
+                             f"(collected before the field): collect it again")
+        return record
+    launches = []
+    for launch, added in zip(record["launches"], record["stored"]):
+        misses = sum(r["start"] == START_MISS for r in launch)
+        if misses and added >= misses:
+            launch = [dict(r, start=START_HIT, tail=TAIL_DIRECT, table_resets=1)
+                      if r["start"] == START_MISS else r for r in launch]
+        launches.append(launch)
+    return dict(record, launches=launches)
+
+
+def model(args) -> None:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "results"
+                           / "2026-11-28-reset-lanes-s30"))
+    import predict_batches as B   # the step's own frames/s by batch (session 25's model)
+    P, G = B.P, B.G
+
+    rng = np.random.default_rng(args.seed)
+    clock, skip = P.CLOCK, 4
+    schedulers = P.SCHEDULERS
+    print("| consoles, step registers | game | resets / console-step | start hits | tails by "
+          "index | tails played | resets a launch | launches with a miss | reset launch, "
+          "median (ms) | step alone (ms) | agent frames/s: no resets -> with resets: beside "
+          "the step unhindered / as lone lanes / packed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for consoles, registers in args.configs:
+        scale = next(v[1] for v in B.VARIANTS.values() if v[0] == registers)
+        k = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)["resident_warps_per_scheduler"]
+        # a reset warp shares its scheduler with k step warps (the block scheduler places the
+        # reset's blocks beside the step's); at one step warp a scheduler the GPU is latency-
+        # bound and the reset warp delays its neighbour (the critical one, at worst) by what
+        # the shared issue costs; past that it is issue-bound and the reset's instructions
+        # cost the whole step their issue slots
+        reset_rate = P.ipc(k + 1) / (k + 1)
+        delay = 2 / P.ipc(2) - 1 / P.ipc(1)
+        medians = ([], [], [], [])
+        for game in GAMES:
+            path = args.counts / f"counts-{game}.json"
+            if not path.exists():
+                continue
+            record = json.loads(path.read_text())
+            if args.warm_table:
+                record = warmed(record)
+            resets = [r for launch in record["launches"] for r in launch]
+            s = summary(record)
+            warp = json.loads((args.warp / f"warp-{game}.json").read_text())
+            frame = warp["warp_identical"]
+            head = (args.profile / f"profile-{game}.md").read_text().splitlines()[0]
+            observe = float(re.findall(r"observation kernel ([\d,]+)", head)[0].replace(",", ""))
+            alone = B.frames_per_s(game, args.warp, args.profile, consoles, registers, scale)
+            step_s = consoles * skip / alone
+            step_issue = step_s * schedulers * P.ipc(k) * clock
+            rate = s["resets_per_console_step"]
+            frames = t_lone = t_packed = t_free = 0.0
+            with_miss, launch_ms = 0, []
+            for _ in range(args.launches):
+                count = rng.poisson(rate * consoles)
+                picks = [resets[i] for i in rng.integers(0, len(resets), count)]
+                works = [lane_work(r, frame, observe, rng) for r in picks]
+                if any(r["start"] == START_MISS or r["tail"] == TAIL_PLAYED for r in picks):
+                    with_miss += 1
+                frames += (consoles - count) * skip
+                if not works:
+                    t_lone += step_s
+                    t_packed += step_s
+                    t_free += step_s
+                    continue
+                longest = max(works)
+                launch_s = longest / reset_rate / clock
+                t_free += max(step_s, launch_s)
+                launch_ms.append(launch_s * 1e3)
+                packed = [max(works[w:w + 32]) for w in range(0, len(works), 32)]
+                for issue, total in ((sum(works), "lone"), (sum(packed), "packed")):
+                    if k <= 1:
+                        extra = longest * delay / clock
+                    else:
+                        extra = step_s * issue / step_issue
+                    t = max(step_s + extra, launch_s)
+                    if total == "lone":
+                        t_lone += t
+                    else:
+                        t_packed += t
+            fps_lone, fps_packed, fps_free = frames / t_lone, frames / t_packed, frames / t_free
+            for m, v in zip(medians, (alone, fps_free, fps_lone, fps_packed)):
+                m.append(v)
+            median_ms = statistics.median(launch_ms) if launch_ms else float("nan")
+            print(f"| {consoles:,}, {registers} | {game} | {rate:.5f} | "
+                  f"{s[START_HIT]:,}/{s['resets']:,} | "
+                  f"{s[TAIL_DIRECT] + s[TAIL_ORIGIN]:,}/{s['resets']:,} | {s[TAIL_PLAYED]} | "
+                  f"{rate * consoles:.0f} | {with_miss / args.launches:.1%} | {median_ms:.1f} | "
+                  f"{step_s * 1e3:.1f} | {alone / 1e6:.2f} -> {fps_free / 1e6:.2f} / "
+                  f"{fps_lone / 1e6:.2f} / {fps_packed / 1e6:.2f} M |")
+        if medians[0]:
+            low = [f"{statistics.median(m) / 1e6:.2f}" for m in medians]
+            print(f"| {consoles:,}, {registers} | **median** | | | | | | | | | {low[0]} -> "
+                  f"{' / '.join(low[1:])} M |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--games", nargs="+", default=list(GAMES))
+    c.add_argument("--consoles", type=int, default=2048)
+    c.add_argument("--steps", type=int, default=400)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--out", type=pathlib.Path, required=True)
+    c.add_argument("--gpu-writer", action="store_true",
+                   help="fill the start region by the GPU's rule (one thread)")
+    m = sub.add_parser("model")
+    m.add_argument("--counts", type=pathlib.Path, required=True)
+    m.add_argument("--warp", type=pathlib.Path, required=True)
+    m.add_argument("--profile", type=pathlib.Path, required=True)
+    m.add_argument("--launches", type=int, default=2000)
+    m.add_argument("--configs", type=lambda t: tuple(int(x) for x in t.split(",")), nargs="+",
+                   default=[(16384, 255), (131072, 64)],
+                   help="CONSOLES,REGISTERS pairs (registers: a predict_batches variant)")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--warm-table", action="store_true",
+                   help="count the misses a launch stored as the hits a long run would see")
+    args = parser.parse_args()
+    (main_collect if args.command == "collect" else model)(args)
+
+
+if __name__ == "__main__":
+    main()
