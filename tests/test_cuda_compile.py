@@ -156,6 +156,18 @@ def _parse(log):
 # registers and spills.
 
 
+def _ptx(function, signature) -> str:
+    """`function`'s PTX for sm_90 (a stand-in device where there is no GPU)."""
+    with pytest.MonkeyPatch.context() as mp:
+        if not cuda.is_available():
+            import numba.cuda.dispatcher as cdisp
+
+            mp.setattr(cdisp, "get_current_device",
+                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
+        ptx, _ = cuda.compile_ptx(function, signature, cc=CC)
+    return ptx
+
+
 def test_reset_table_tail_claims_entries_atomically_on_the_gpu():
     """On the CPU only the launch's named writer claims a tail entry; on the GPU every lane
     that misses may (kernels/reset_snapshot.py), which is only safe through an atomic add: the
@@ -170,13 +182,7 @@ def test_reset_table_tail_claims_entries_atomically_on_the_gpu():
     def claim(table, out):
         out[0] = RS.claim_tail_entry(table, np.int32(10), np.int32(3))
 
-    with pytest.MonkeyPatch.context() as mp:
-        if not cuda.is_available():
-            import numba.cuda.dispatcher as cdisp
-
-            mp.setattr(cdisp, "get_current_device",
-                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
-        ptx, _ = cuda.compile_ptx(claim, (types.int32[::1], types.int32[::1]), cc=CC)
+    ptx = _ptx(claim, (types.int32[::1], types.int32[::1]))
     assert re.search(r"atom\.global\.add", ptx), "the tail's claim is not an atomic add"
     # and the CPU's: the named writer only, up to the capacity
     table = np.zeros(RS.TABLE_FIELDS, np.int32)
@@ -199,13 +205,7 @@ def test_reset_table_start_writer_is_the_first_miss_on_the_gpu():
     def claim(table, out):
         out[0] = RS.claim_start_writer(table, np.int32(3))
 
-    with pytest.MonkeyPatch.context() as mp:
-        if not cuda.is_available():
-            import numba.cuda.dispatcher as cdisp
-
-            mp.setattr(cdisp, "get_current_device",
-                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
-        ptx, _ = cuda.compile_ptx(claim, (types.int32[::1], types.boolean[::1]), cc=CC)
+    ptx = _ptx(claim, (types.int32[::1], types.boolean[::1]))
     assert re.search(r"atom\.global\.cas", ptx), "the start writer's claim is not a CAS"
     table = np.zeros(RS.TABLE_FIELDS, np.int32)
     RS.open_launch(None, table, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np)
