@@ -277,9 +277,14 @@ def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch
     budgets = {i["registers"] for i in throughput.plan("full", "cuda")
                if i["kind"] == "agent" and i["consoles"] == 65_536 and i["game"] == "breakout"}
     assert budgets == {255, 128}
-    lean = [i for i in throughput.plan("full", "cuda")
+    plan = throughput.plan("full", "cuda")
+    lean = [(i["game"], i["consoles"]) for i in plan
             if i["kind"] == "agent" and i["registers"] == 64]
-    assert [i["consoles"] for i in lean] == [131_072]
+    assert lean == [("seaquest", 131_072), ("breakout", 131_072)]
+    # the best batch right after the five headline games, inside the first call
+    agents = [i for i in plan if i["kind"] == "agent"]
+    assert [(i["game"], i["consoles"]) for i in agents[:6]] == \
+        [(g, 16_384) for g in throughput.BENCHMARK_GAMES] + [("seaquest", 131_072)]
     assert K.agent_step_cuda_capped.targetoptions["max_registers"] == K.STEP_REGISTER_CAP
     assert K.agent_step_cuda_lean.targetoptions["max_registers"] == K.LEAN_STEP_REGISTER_CAP
     assert sorted(K.STEP_KERNELS) == sorted(STEP_REGISTERS)
