@@ -15,7 +15,8 @@ resets against the step's own predicted time (session 28's predict.py): the pred
 frames/s with resets, the reset launch's share of the step and the chance that a launch holds a
 miss. A model fed by counts, not a GPU measurement.
 
-    python benchmarks/reset_launches.py collect --consoles 2048 --steps 400 --out DIR
+    python benchmarks/reset_launches.py collect --consoles 4096 --steps 500 --out DIR \
+        [--gpu-writer]
     python benchmarks/reset_launches.py model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
 """
 
@@ -244,25 +245,21 @@ def model(args) -> None:
                     with_miss += 1
                 frames += (consoles - count) * skip
                 if not works:
-                    t_lone += step_s
-                    t_packed += step_s
-                    t_free += step_s
+                    t_lone, t_packed, t_free = t_lone + step_s, t_packed + step_s, t_free + step_s
                     continue
                 longest = max(works)
                 launch_s = longest / reset_rate / clock
-                t_free += max(step_s, launch_s)
                 launch_ms.append(launch_s * 1e3)
                 packed = [max(works[w:w + 32]) for w in range(0, len(works), 32)]
-                for issue, total in ((sum(works), "lone"), (sum(packed), "packed")):
-                    if k <= 1:
-                        extra = longest * delay / clock
-                    else:
-                        extra = step_s * issue / step_issue
-                    t = max(step_s + extra, launch_s)
-                    if total == "lone":
-                        t_lone += t
-                    else:
-                        t_packed += t
+
+                def beside(issue):
+                    """The step's time with a reset launch whose warps issue `issue`."""
+                    extra = longest * delay / clock if k <= 1 else step_s * issue / step_issue
+                    return max(step_s + extra, launch_s)
+
+                t_free += max(step_s, launch_s)
+                t_lone += beside(sum(works))
+                t_packed += beside(sum(packed))
             fps_lone, fps_packed, fps_free = frames / t_lone, frames / t_packed, frames / t_free
             for m, v in zip(medians, (alone, fps_free, fps_lone, fps_packed)):
                 m.append(v)
