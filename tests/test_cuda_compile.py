@@ -156,16 +156,40 @@ def _parse(log):
 # registers and spills.
 
 
-def _ptx(function, signature) -> str:
-    """`function`'s PTX for sm_90 (a stand-in device where there is no GPU)."""
+def _ptx(function, signature, cc=CC) -> str:
+    """`function`'s PTX for `cc` (sm_90 by default; a stand-in device where there is no GPU)."""
     with pytest.MonkeyPatch.context() as mp:
         if not cuda.is_available():
             import numba.cuda.dispatcher as cdisp
 
             mp.setattr(cdisp, "get_current_device",
-                       lambda: pytypes.SimpleNamespace(compute_capability=CC))
-        ptx, _ = cuda.compile_ptx(function, signature, cc=CC)
+                       lambda: pytypes.SimpleNamespace(compute_capability=cc))
+        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
     return ptx
+
+
+def test_warp_minimum_is_one_redux_where_the_gpu_has_it():
+    """The scheduled loop's warp minimum (kernels/warp_schedule.py): one redux.sync from sm_80
+    on, the shuffle butterfly before it, chosen by NVVM's __nvvm_reflect("__CUDA_ARCH") so
+    that older GPUs never see an instruction they cannot assemble."""
+    reason = _nvvm_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    import numpy as np
+
+    from cule_py.kernels import warp_schedule as W
+
+    def minimum(values, out):
+        lane = cuda.threadIdx.x
+        out[lane] = W.warp_minimum(np.int32(values[lane]))
+
+    signature = (types.int32[::1], types.int32[::1])
+    for cc in ((8, 0), CC):
+        ptx = _ptx(minimum, signature, cc)
+        assert re.search(r"redux\.sync\.min\.s32", ptx) and "shfl" not in ptx, cc
+    ptx = _ptx(minimum, signature, (7, 5))
+    assert len(re.findall(r"shfl\.sync\.bfly", ptx)) == 5 and "redux.sync" not in ptx
+    assert "nvvm_reflect" not in ptx       # resolved by NVVM, not left to the driver
 
 
 def test_reset_table_tail_claims_entries_atomically_on_the_gpu():

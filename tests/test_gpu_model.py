@@ -311,6 +311,22 @@ def test_schedule_keys_order_scanline_before_pc():
     assert schedule_key(SCANLINE, 0x1000, -5, start) == 0x1000      # clamped at line 0
 
 
+def test_a_running_lanes_key_is_below_finished():
+    """The GPU loop stops when the warp's minimum key is FINISHED, so no running lane may hold
+    it: not at the highest PC on the last line a key can hold, nor with a clock that wrapped."""
+    import numpy as np
+
+    from cule_py.kernels.warp_schedule import (FINISHED, LAST_LINE, MIN_PC, PC_BITS, SCANLINE,
+                                               schedule_key)
+    start = np.int64(0)
+    far = np.int32(0x7FFFFFFF // 3)                 # 3 x clk near int32's end: line clamped
+    assert schedule_key(SCANLINE, 0xFFFF, far, start) == (LAST_LINE << PC_BITS) | 0x1FFF
+    for pc in (0, 0x1FFF, 0xFFFF):
+        for clk in (0, 75, 10_000, far, np.int32(-far)):
+            for schedule in (MIN_PC, SCANLINE):
+                assert 0 <= schedule_key(schedule, pc, clk, start) < FINISHED
+
+
 def test_scheduling_plan_gives_the_schedule_keys():
     """The GPU loop reads the schedule and the frame's line phase once, packed in one word
     (scheduling_plan); planned_key from it must order lanes as schedule_key from the state."""

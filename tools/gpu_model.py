@@ -1087,11 +1087,14 @@ def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
     return t / clock_hz
 
 
-# SASS a scheduled step adds, counted in drive_cuda's SASS (sm_90a): from the vote to the branch
-# on the minimum, 25 for min_pc (the vote, the key's two state loads, five shuffles and
-# minimums, the compare) and 38 for scanline (session 18: its key in 32-bit arithmetic, a
-# multiply-high for the division by 228; it was 65 with the 64-bit division of 85d7cf4).
-SCHEDULE_OVERHEAD = {"min_pc": 25, "scanline": 38}
+# SASS a scheduled step adds, counted in drive_cuda's SASS (sm_90a): from the loop's head to
+# the branch on the minimum. Session 18: 25 for min_pc (the vote, the key's two state loads,
+# five shuffles and minimums, the compare) and 38 for scanline (its key in 32-bit arithmetic, a
+# multiply-high for the division by 228; 65 with the 64-bit division of 85d7cf4). Session 31:
+# one REDUX for the vote and the shuffles, the plan read before the loop (session 28), and
+# the scanline key's 8 instructions predicated rather than branched, so min_pc issues them too:
+# 24 for both.
+SCHEDULE_OVERHEAD = {"min_pc": 24, "scanline": 24}
 
 
 def predict_fps(counts: dict, weights: dict, consoles: int, *, identical: bool = False,

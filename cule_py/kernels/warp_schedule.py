@@ -29,8 +29,10 @@ the field (console_fast_path / console.run_instructions).
 """
 
 import numpy as np
-from numba import cuda
-from numba.extending import overload, register_jitable
+from llvmlite import ir
+from numba import cuda, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload, register_jitable
 
 from . import layout as L
 from .console import INSTRUCTIONS_PER_FRAME, cpu_step, run_instructions
@@ -42,6 +44,10 @@ SCHEDULES = {"free": FREE, "min_pc": MIN_PC, "scanline": SCANLINE}
 ALL_LANES = 0xFFFFFFFF
 FINISHED = 0x7FFFFFFF       # the key of a lane whose frame is over: larger than any other
 PC_BITS = 13
+# The largest line a key holds: one below FINISHED's, so that a running lane's key is always
+# smaller than FINISHED and a warp whose minimum is FINISHED has no lane left in the frame.
+# (A frame's 25,000 instructions reach line ~2,300; the clamp only guards wrapped clocks.)
+LAST_LINE = (FINISHED >> PC_BITS) - 1
 
 
 @register_jitable
@@ -54,7 +60,7 @@ def schedule_key(schedule, pc, clk, frame_start):
     if schedule == SCANLINE:
         clocks = np.int32(np.int32(3) * np.int32(clk) - np.int32(frame_start))
         line = np.uint32(max(clocks, np.int32(0))) // np.uint32(228)
-        line = np.int32(min(line, np.uint32(0x3FFFF)))
+        line = np.int32(min(line, np.uint32(LAST_LINE)))
         key = np.int32(key | np.int32(line << np.int32(PC_BITS)))
     return key
 
@@ -79,12 +85,73 @@ def planned_key(plan, pc, clk):
 
 @register_jitable
 def warp_minimum(value):
-    """The smallest int32 `value` over the 32 lanes (a butterfly: every lane must take part)."""
+    """The smallest int32 `value` over the 32 lanes; every lane must take part. Here a
+    butterfly of five shuffles (what numba's CUDA simulator runs, and GPUs before sm_80); the
+    CUDA overload below is one `redux.sync` where the GPU has it."""
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 8)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 4)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 2)))
     return np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 1)))
+
+
+# The minimum is on the path of every scheduled step: the butterfly is five dependent shuffles
+# and five minimums (~10 SASS and five shuffle latencies a step, with one warp a scheduler at
+# 16,384 consoles nothing hides them); sm_80 and later reduce a warp in one REDUX instruction.
+# numba-cuda exposes no redux, so it is inline PTX, and the GPU generation is chosen by NVVM
+# itself: __nvvm_reflect("__CUDA_ARCH") folds to the target's arch (900 for sm_90) when the
+# PTX is made, so the branch not taken, and with it the PTX an older GPU cannot assemble, is
+# removed before ptxas sees it (tests/test_cuda_compile.py compiles both).
+REDUX_ARCH = 800
+_ARCH_NAME_SYMBOL = "cule_py.cuda_arch_name"
+
+
+@intrinsic
+def _cuda_arch(typingctx):
+    """The compile target's __CUDA_ARCH (e.g. 900), a constant once NVVM has made the PTX."""
+    def codegen(context, builder, signature, args):
+        module = builder.module
+        i8p = ir.IntType(8).as_pointer()
+        reflect = cgutils.get_or_insert_function(
+            module, ir.FunctionType(ir.IntType(32), [i8p]), "__nvvm_reflect")
+        var = module.globals.get(_ARCH_NAME_SYMBOL)
+        if var is None:
+            name = cgutils.make_bytearray(b"__CUDA_ARCH\x00")
+            var = ir.GlobalVariable(module, name.type, _ARCH_NAME_SYMBOL,
+                                    addrspace=4)            # NVVM's constant space
+            var.linkage = "internal"
+            var.global_constant = True
+            var.initializer = name
+        generic = builder.addrspacecast(var, ir.PointerType(ir.IntType(8)), "generic")
+        return builder.call(reflect, [generic])
+    return types.int32(), codegen
+
+
+@intrinsic
+def _redux_min_s32(typingctx, value):
+    """redux.sync.min.s32 over all 32 lanes (sm_80 and later)."""
+    if value != types.int32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        asm = ir.InlineAsm(ir.FunctionType(ir.IntType(32), [ir.IntType(32)]),
+                           "redux.sync.min.s32 $0, $1, -1;", "=r,r", side_effect=True)
+        return builder.call(asm, [args[0]])
+    return types.int32(types.int32), codegen
+
+
+@overload(warp_minimum, target="cuda")
+def _warp_minimum_cuda(value):
+    def minimum(value):
+        if _cuda_arch() >= REDUX_ARCH:
+            return _redux_min_s32(np.int32(value))
+        value = np.int32(value)
+        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
+        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 8)))
+        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 4)))
+        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 2)))
+        return np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 1)))
+    return minimum
 
 
 @overload(run_instructions, target="cuda")
@@ -105,12 +172,14 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
         # instructions against 1,070; the decoded core's own loop alone: 475).
         while True:
             if plan != FREE:
-                # Every lane takes part in each step's votes until the whole warp is done.
-                if not cuda.any_sync(ALL_LANES, running):
-                    break
+                # Every lane takes part in each step's minimum until the whole warp is done. A
+                # running lane's key is below FINISHED (LAST_LINE), so the minimum also says
+                # whether any lane runs: no separate vote, and only running lanes can hold it.
                 key = planned_key(plan, pc, clk) if running else np.int32(FINISHED)
-                lowest = warp_minimum(key)      # outside the condition: all lanes shuffle
-                go = running and key == lowest
+                lowest = warp_minimum(key)      # outside the condition: all lanes take part
+                if lowest == np.int32(FINISHED):
+                    break
+                go = key == lowest
             else:
                 if not running:
                     break
