@@ -131,3 +131,21 @@ def test_warp_cost_issues_each_round_as_its_busiest_lane():
     assert apart["lanes_per_warp_instruction"] == pytest.approx(1.0)
 
 
+
+
+def test_scheduled_step_lines_hold_the_minimum_but_not_the_plan():
+    """A scheduled step is charged the loop's lines and its helpers', the warp minimum's
+    REDUX included (the compile charges it to the CUDA overload's line), but not the plan
+    read once a frame before the loop."""
+    import inspect
+
+    from cule_py.kernels import warp_schedule as W
+
+    lines = glp._scheduled_step_lines()
+    source = (glp.KERNEL_DIR / "warp_schedule.py").read_text().splitlines()
+    redux = [i + 1 for i, text in enumerate(source) if "return _redux_min_s32(" in text]
+    assert redux and set(redux) <= lines
+    plan_first = inspect.getsourcelines(W.scheduling_plan)[1]
+    plan_lines = range(plan_first, plan_first + len(inspect.getsourcelines(W.scheduling_plan)[0]))
+    assert not lines & set(plan_lines)
+    assert any("lowest = warp_minimum(key)" in source[i - 1] for i in lines)

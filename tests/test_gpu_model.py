@@ -371,8 +371,10 @@ def test_console_kernels_within_their_caps(which, capsys):
     if G.find_nvdisasm():
         assert row["fused_float32_products"] == 0, row["fused_multiply_adds"]
         if which == "drive":
-            # the console's loop is warp_schedule's CUDA version: a 5-step minimum per step
-            assert row["warp_shuffles"] >= 5, row["warp_shuffles"]
+            # the console's loop is warp_schedule's CUDA version, its minimum one REDUX on
+            # sm_90a (the butterfly's shuffles only where a GPU lacks it)
+            assert row["warp_minimums"] >= 1 and row["warp_shuffles"] == 0, (
+                row["warp_minimums"], row["warp_shuffles"])
 
 
 @pytest.mark.slow

@@ -596,15 +596,17 @@ def _relative(key: str) -> str:
 def _scheduled_step_lines() -> set:
     """Line numbers of warp_schedule.py that run once a scheduled step: the console loop's
     (`while True:` in run) and those of the helpers it calls (schedule_key, planned_key,
-    warp_minimum), found from the source, so that what runs once a frame (the plan read
-    before the loop) is not charged a step."""
+    warp_minimum with its CUDA overload, whose REDUX the compile charges to the overload's
+    line, and the butterfly), found from the source, so that what runs once a frame (the plan
+    read before the loop) is not charged a step."""
     import ast
 
     tree = ast.parse((KERNEL_DIR / "warp_schedule.py").read_text())
     lines: set = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name in (
-                "schedule_key", "planned_key", "warp_minimum"):
+                "schedule_key", "planned_key", "warp_minimum", "_warp_minimum_cuda",
+                "butterfly_minimum"):
             lines.update(range(node.body[0].lineno, node.end_lineno + 1))
         if isinstance(node, ast.While):
             lines.update(range(node.lineno, node.end_lineno + 1))
@@ -613,7 +615,7 @@ def _scheduled_step_lines() -> set:
 
 def scheduled_step_sass(sass: dict) -> float:
     """SASS of the GPU's console loop a 6507 instruction (warp_schedule's loop: the key, the
-    vote, the loop's tests, its spill refills). The simulator runs console.run_instructions'
+    warp minimum, the loop's tests, its spill refills). The simulator runs console.run_instructions'
     free loop instead, whose lines have no SASS in the GPU's kernels; the instruction count is
     the same, so each counted instruction is charged this. Lines run once a frame (before the
     loop) or only on the free schedule are left out. The loop's exit path (its spill refills

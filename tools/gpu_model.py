@@ -453,7 +453,9 @@ def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
            "fused_multiply_adds": {op: sum(v["opcodes"][op] for v in functions.values())
                                    for op in FUSED_OPCODES},
            "fused_float32_products": len(_FFMA_PRODUCT.findall(sass)),
-           # the warp scheduler's votes and its minimum's butterfly (kernels/warp_schedule.py)
+           # the warp scheduler's minimum (kernels/warp_schedule.py): one REDUX a step on
+           # sm_80 and later, a butterfly of five shuffles before
+           "warp_minimums": len(re.findall(r"\bREDUX\.MIN\.S32\b", sass)),
            "warp_shuffles": len(re.findall(r"\bSHFL\.BFLY\b", sass))}
     if log is not None:
         per = parse_link_log(log)

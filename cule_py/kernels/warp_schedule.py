@@ -84,15 +84,21 @@ def planned_key(plan, pc, clk):
 
 
 @register_jitable
-def warp_minimum(value):
-    """The smallest int32 `value` over the 32 lanes; every lane must take part. Here a
-    butterfly of five shuffles (what numba's CUDA simulator runs, and GPUs before sm_80); the
-    CUDA overload below is one `redux.sync` where the GPU has it."""
+def butterfly_minimum(value):
+    """The smallest int32 `value` over the 32 lanes by five shuffles (every lane must take
+    part): what numba's CUDA simulator runs, and GPUs before sm_80."""
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 8)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 4)))
     value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 2)))
     return np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 1)))
+
+
+@register_jitable
+def warp_minimum(value):
+    """The smallest int32 `value` over the 32 lanes; every lane must take part. The butterfly
+    here; the CUDA overload below is one `redux.sync` where the GPU has it."""
+    return butterfly_minimum(value)
 
 
 # The minimum is on the path of every scheduled step: the butterfly is five dependent shuffles
@@ -136,7 +142,8 @@ def _redux_min_s32(typingctx, value):
     def codegen(context, builder, signature, args):
         asm = ir.InlineAsm(ir.FunctionType(ir.IntType(32), [ir.IntType(32)]),
                            "redux.sync.min.s32 $0, $1, -1;", "=r,r", side_effect=True)
-        return builder.call(asm, [args[0]])
+        # convergent: like the shuffles' intrinsics, no pass may move it into divergent code
+        return builder.call(asm, [args[0]], attrs=("convergent",))
     return types.int32(types.int32), codegen
 
 
@@ -145,12 +152,7 @@ def _warp_minimum_cuda(value):
     def minimum(value):
         if _cuda_arch() >= REDUX_ARCH:
             return _redux_min_s32(np.int32(value))
-        value = np.int32(value)
-        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 16)))
-        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 8)))
-        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 4)))
-        value = np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 2)))
-        return np.int32(min(value, cuda.shfl_xor_sync(ALL_LANES, value, 1)))
+        return butterfly_minimum(np.int32(value))
     return minimum
 
 
