@@ -154,3 +154,27 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
     stall = len(ncu_profile.METRICS)          # the first stall metric's value in row 0
     assert why[4].startswith(f"| raw | 16384 | drive_cuda | 1.{stall} |")
     assert why[4].endswith("| 4.00 | 4.00 | 4.00 | 4.00 |")
+
+
+def test_precompile_strips_every_cuda_kernel_entry(tmp_path):
+    """tools/gpu_precompile.py drops the IR and PTX of every CUDA kernel's cache entry, the
+    register-capped variants included: an unstripped one (~23 MB) took the device call past its
+    64 MiB (session 31). Each kernel the runbook precompiles must be selected, and no CPU one."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import gpu_precompile
+
+    from cule_py.kernels import agent_step as K
+    from cule_py.kernels import environment as E
+
+    cuda_kernels = {k.__name__ for k in (
+        *K.STEP_KERNELS.values(), K.agent_observe_cuda, K.agent_reset_cuda, K.fill_tails_cuda,
+        K.resetting_lanes_cuda, E.drive_cuda, E.lives_and_flags_cuda)}
+    assert len(cuda_kernels) == len(gpu_precompile.KERNELS)   # one entry a precompiled kernel
+    module_dir = tmp_path / "agent_step"
+    module_dir.mkdir()
+    for name in cuda_kernels | {"agent_step_cpu", "drive", "seed_generators"}:
+        (module_dir / f"agent_step.{name}-agent_step.py312.1.nbc").write_bytes(b"")
+    selected = {p.name.split("-", 1)[0].split(".", 1)[1]
+                for p in gpu_precompile.cuda_cache_entries(tmp_path)}
+    assert selected == cuda_kernels
+    assert {"agent_step_cuda_capped", "agent_step_cuda_lean"} <= selected

@@ -74,6 +74,14 @@ def _compile_one(which: str, cc: tuple[int, int]) -> None:
           flush=True)
 
 
+def cuda_cache_entries(cache_dir: pathlib.Path) -> list[pathlib.Path]:
+    """The cache files of CUDA kernels (`module.<name>_cuda[_variant]-module.pyXY.N.nbc`). The
+    pattern must take the register-capped variants too (agent_step_cuda_capped, _lean): an
+    unstripped one is ~23 MB and took the device call past its 64 MiB (session 31)."""
+    return sorted(p for p in cache_dir.rglob("*.nbc")
+                  if "_cuda" in p.name.split("-", 1)[0])
+
+
 def strip_to_cubins(cache_dir: pathlib.Path) -> None:
     """Drop the LLVM IR and PTX from every CUDA entry that holds a cubin."""
     from numba.cuda import codegen
@@ -88,7 +96,7 @@ def strip_to_cubins(cache_dir: pathlib.Path) -> None:
             for item in obj.values():
                 yield from libraries(item)
 
-    for path in sorted(cache_dir.rglob("*_cuda-*.nbc")):
+    for path in cuda_cache_entries(cache_dir):
         raw = path.read_bytes()
         data = pickle.loads(raw)
         found = list(libraries(data))
