@@ -18,6 +18,12 @@ miss. A model fed by counts, not a GPU measurement.
     python benchmarks/reset_launches.py collect --consoles 4096 --steps 500 --out DIR \
         [--gpu-writer]
     python benchmarks/reset_launches.py model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
+
+Four placements of the reset launch beside the step are priced: unhindered (its warps on
+schedulers of their own, for free), as lone lanes and packed (beside a step warp, the critical
+one at worst), and on SMs of their own (session 32, cule_py._device.own_sm_threads: blocks that
+need a whole SM's registers run only on the SMs that the step's grid leaves empty, each warp
+alone on its scheduler; only where the grid leaves an SM empty).
 """
 
 from __future__ import annotations
@@ -205,8 +211,10 @@ def model(args) -> None:
     print("| consoles, step registers | game | resets / console-step | start hits | tails by "
           "index | tails played | resets a launch | launches with a miss | reset launch, "
           "median (ms) | step alone (ms) | agent frames/s: no resets -> with resets: beside "
-          "the step unhindered / as lone lanes / packed |")
+          "the step unhindered / as lone lanes / packed / on SMs of their own |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    gpu = P.G.H100
+    own_block_warps = 8      # 256 threads at 255 registers: a whole SM's registers
     for consoles, registers in args.configs:
         scale = next(v[1] for v in B.VARIANTS.values() if v[0] == registers)
         k = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)["resident_warps_per_scheduler"]
@@ -217,7 +225,9 @@ def model(args) -> None:
         # cost the whole step their issue slots
         reset_rate = P.ipc(k + 1) / (k + 1)
         delay = 2 / P.ipc(2) - 1 / P.ipc(1)
-        medians = ([], [], [], [])
+        step_blocks = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)["blocks"]
+        free_sms = gpu["sms"] - step_blocks
+        medians = ([], [], [], [], [])
         for game in GAMES:
             path = args.counts / f"counts-{game}.json"
             if not path.exists():
@@ -235,7 +245,7 @@ def model(args) -> None:
             step_s = consoles * skip / alone
             step_issue = step_s * schedulers * P.ipc(k) * clock
             rate = s["resets_per_console_step"]
-            frames = t_lone = t_packed = t_free = 0.0
+            frames = t_lone = t_packed = t_free = t_own = 0.0
             with_miss, launch_ms = 0, []
             for _ in range(args.launches):
                 count = rng.poisson(rate * consoles)
@@ -246,6 +256,7 @@ def model(args) -> None:
                 frames += (consoles - count) * skip
                 if not works:
                     t_lone, t_packed, t_free = t_lone + step_s, t_packed + step_s, t_free + step_s
+                    t_own += step_s
                     continue
                 longest = max(works)
                 launch_s = longest / reset_rate / clock
@@ -258,10 +269,19 @@ def model(args) -> None:
                     return max(step_s + extra, launch_s)
 
                 t_free += max(step_s, launch_s)
+                if free_sms > 0:
+                    # warps 0-3 of a block on the SM's four schedulers, 4-7 two a scheduler;
+                    # blocks past the empty SMs wait for the step to end
+                    warps = -(-len(works) // 32)
+                    blocks = -(-warps // own_block_warps)
+                    k_own = -(-min(warps, own_block_warps) // gpu["schedulers_per_sm"])
+                    own_s = longest / (P.ipc(k_own) / k_own) / clock
+                    t_own += max(step_s, own_s) + (own_s if blocks > free_sms else 0.0)
                 t_lone += beside(sum(works))
                 t_packed += beside(sum(packed))
             fps_lone, fps_packed, fps_free = frames / t_lone, frames / t_packed, frames / t_free
-            for m, v in zip(medians, (alone, fps_free, fps_lone, fps_packed)):
+            fps_own = frames / t_own if free_sms > 0 else float("nan")
+            for m, v in zip(medians, (alone, fps_free, fps_lone, fps_packed, fps_own)):
                 m.append(v)
             median_ms = statistics.median(launch_ms) if launch_ms else float("nan")
             print(f"| {consoles:,}, {registers} | {game} | {rate:.5f} | "
@@ -269,11 +289,15 @@ def model(args) -> None:
                   f"{s[TAIL_DIRECT] + s[TAIL_ORIGIN]:,}/{s['resets']:,} | {s[TAIL_PLAYED]} | "
                   f"{rate * consoles:.0f} | {with_miss / args.launches:.1%} | {median_ms:.1f} | "
                   f"{step_s * 1e3:.1f} | {alone / 1e6:.2f} -> {fps_free / 1e6:.2f} / "
-                  f"{fps_lone / 1e6:.2f} / {fps_packed / 1e6:.2f} M |")
+                  f"{fps_lone / 1e6:.2f} / {fps_packed / 1e6:.2f} / {_millions(fps_own)} |")
         if medians[0]:
-            low = [f"{statistics.median(m) / 1e6:.2f}" for m in medians]
+            low = [_millions(statistics.median(m)).removesuffix(" M") for m in medians]
             print(f"| {consoles:,}, {registers} | **median** | | | | | | | | | {low[0]} -> "
                   f"{' / '.join(low[1:])} M |")
+
+
+def _millions(value: float) -> str:
+    return "n/a" if value != value else f"{value / 1e6:.2f} M"
 
 
 def main() -> None:

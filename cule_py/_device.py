@@ -195,6 +195,34 @@ class StateTiles:
         self.tiles[self._where(key)] = value
 
 
+# An SM allocates registers to a warp 8 a thread at a time, and takes a block only when all of
+# the block's registers are free.
+REGISTER_UNIT = 8
+
+
+def allocated_registers(threads: int, registers: int) -> int:
+    """Registers an SM sets aside for a block of `threads` threads at `registers` a thread."""
+    warps = -(-threads // 32)
+    return warps * 32 * (-(-registers // REGISTER_UNIT) * REGISTER_UNIT)
+
+
+def own_sm_threads(consoles: int, step_threads: int, step_registers: int,
+                   kernel_registers: int, kernel_max_threads: int, sms: int,
+                   sm_registers: int) -> int | None:
+    """Threads a block for a kernel launched beside the agent step (one thread a console,
+    `step_threads` a block), sized so that the block holds more registers than an SM has beside
+    one of the step's blocks: it can then only run on an SM the step leaves empty, never on a
+    scheduler beside a step warp. None where the step's grid leaves no SM empty or the kernel
+    uses too few registers for such a block."""
+    if -(-consoles // step_threads) >= sms:
+        return None
+    threads = kernel_max_threads // 32 * 32
+    if threads == 0 or (allocated_registers(threads, kernel_registers)
+                        + allocated_registers(step_threads, step_registers) <= sm_registers):
+        return None
+    return threads
+
+
 class GpuArrays:
     """What a batch on device="cuda[:N]" needs: cupy, field-major arrays, cached GPU copies of
     small host tables, and kernel launches on the caller's current cupy stream."""
@@ -298,15 +326,33 @@ class GpuArrays:
             return 0
         return self.cuda.external_stream(self.cupy.cuda.get_current_stream().ptr)
 
-    def launch(self, kernel, consoles: int, *args) -> None:
+    def launch(self, kernel, consoles: int, *args, threads_per_block: int | None = None) -> None:
         """kernel[blocks, threads_per_block, the current cupy stream](*args), one thread per
-        console."""
+        console (`threads_per_block`: this launch's, else the batch's)."""
         self.range_check.raise_if_seen()
         cp = self.cupy
         args = [a.tiles if isinstance(a, StateTiles) else a for a in args]
         converted = [self._numba_view(a) if isinstance(a, cp.ndarray) else a for a in args]
-        tpb = self.threads_per_block
+        tpb = threads_per_block or self.threads_per_block
         kernel[(consoles + tpb - 1) // tpb, tpb, self.stream()](*converted)
+
+    def device_limits(self) -> tuple[int, int] | None:
+        """(SMs, registers an SM) of this GPU; None under the simulator."""
+        if simulator_enabled():
+            return None
+        attributes = self.cupy.cuda.Device(self.index).attributes
+        return (int(attributes["MultiProcessorCount"]),
+                int(attributes["MaxRegistersPerMultiprocessor"]))
+
+    @staticmethod
+    def kernel_limits(kernel) -> tuple[int, int] | None:
+        """(registers a thread, most threads a block) of `kernel` as compiled for this GPU;
+        None before its first launch, or under the simulator."""
+        overloads = None if simulator_enabled() else getattr(kernel, "overloads", None)
+        if not overloads:
+            return None
+        compiled = next(iter(overloads.values()))
+        return int(compiled.regs_per_thread), int(compiled.max_threads_per_block)
 
 
 class CallClock:

@@ -105,6 +105,24 @@ def gpu_draw_at_wsync() -> int:
     return int(value)
 
 
+#: Where NextStep's autoreset launch may run on the GPU (`gpu_reset_blocks`).
+RESET_BLOCKS = ("own", "shared")
+
+
+def gpu_reset_blocks() -> str:
+    """Where the GPU runs the autoreset launch that NextStep puts beside the agent step, from
+    `CULE_PY_GPU_RESET_BLOCKS`: `own` (the default) sizes its blocks to need a whole SM's
+    registers wherever the step's grid leaves an SM empty (16,384 consoles on an H100: 128
+    blocks on 132 SMs), so that reset warps never share a scheduler with a step warp; `shared`
+    gives it the step's block size, as before session 32, so the hardware may place it beside
+    the step. Results are the same; only the GPU's speed differs. The CPU backend ignores it."""
+    value = os.environ.get("CULE_PY_GPU_RESET_BLOCKS", RESET_BLOCKS[0])
+    if value not in RESET_BLOCKS:
+        raise ValueError(f"CULE_PY_GPU_RESET_BLOCKS={value!r}: use one of "
+                         f"{', '.join(RESET_BLOCKS)}")
+    return value
+
+
 #: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
 STEP_REGISTERS = (255, 128, 64)
 

@@ -54,10 +54,10 @@ from gymnasium.vector.utils import batch_space
 
 from . import continuous as continuous_
 from . import palette as palette_
-from ._device import CallClock
+from ._device import CallClock, own_sm_threads
 from ._threads import numba_threads, resolve_threads
 from .area_resize import area_table, check_supported
-from .batch import ConsoleBatch, gpu_step_registers
+from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
 from .games import Action
@@ -213,6 +213,10 @@ class AtariVectorEnv(VectorEnv):
         self._gpu = b.gpu
         # (the GPU's step kernel: its register budget, CULE_PY_GPU_STEP_REGISTERS, read here)
         self._step_kernel = None if b.gpu is None else K.STEP_KERNELS[gpu_step_registers()]
+        # (and where its autoreset launch runs beside the step, CULE_PY_GPU_RESET_BLOCKS; the
+        # block size that keeps it off the step's SMs, once both kernels are compiled: 0 none)
+        self._reset_blocks = None if b.gpu is None else gpu_reset_blocks()
+        self._own_sm_threads: int | None = None
         # ALE's legal set is 18 actions except where a game makes some illegal (skiing and
         # lost_luggage: 9), and ale-py's full action space is that legal set.
         ids = [int(a) for a in (b.game.legal_actions if full_action_space or continuous
@@ -401,8 +405,9 @@ class AtariVectorEnv(VectorEnv):
         with numba_threads(self._threads):
             self._run_reset_kernels(op, mask)
 
-    def _launch_reset(self, op, mask) -> None:
-        """`mask`: host bools, or on the GPU also a device array (used as it is)."""
+    def _launch_reset(self, op, mask, beside_step: bool = False) -> None:
+        """`mask`: host bools, or on the GPU also a device array (used as it is). `beside_step`:
+        the launch runs on the side stream, beside the step (NextStep)."""
         table = self._reset_table[-1]
         if self._gpu is not None and not self._gpu.is_device_array(mask):
             mask = self._batch.table(mask)
@@ -422,7 +427,27 @@ class AtariVectorEnv(VectorEnv):
             self._reset_count.fill(0)
             self._gpu.launch(K.resetting_lanes_cuda, self.num_envs, op, self._agent, mask,
                              self._reset_lanes, self._reset_count)
-            self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_cuda_args(op, mask))
+            threads = self._reset_threads_beside_step() if beside_step else None
+            self._gpu.launch(K.agent_reset_cuda, self.num_envs, *self._reset_cuda_args(op, mask),
+                             threads_per_block=threads)
+
+    def _reset_threads_beside_step(self) -> int | None:
+        """The block size of an autoreset launch beside the step: blocks that need a whole SM
+        (own_sm_threads) where the step's grid leaves SMs empty and gpu_reset_blocks() is
+        `own`, so that its lanes never take issue slots from a step warp; else the batch's
+        (None). Decided once both kernels are compiled for this GPU (their registers)."""
+        if self._reset_blocks != "own":
+            return None
+        if self._own_sm_threads is None:
+            gpu = self._gpu
+            device = gpu.device_limits()
+            step = gpu.kernel_limits(self._step_kernel)
+            reset = gpu.kernel_limits(K.agent_reset_cuda)
+            if device is None or step is None or reset is None:
+                return None
+            self._own_sm_threads = own_sm_threads(self.num_envs, gpu.threads_per_block,
+                                                  step[0], reset[0], reset[1], *device) or 0
+        return self._own_sm_threads or None
 
     @property
     def _reset_table(self) -> tuple:
@@ -718,9 +743,9 @@ class AtariVectorEnv(VectorEnv):
         side.wait_event(main.record())
         with side:
             if self._autoreset_clock is None:
-                self._launch_reset(K.OP_AUTORESET, resetting)
+                self._launch_reset(K.OP_AUTORESET, resetting, True)
             else:
-                self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, resetting)
+                self._autoreset_clock.time(self._launch_reset, K.OP_AUTORESET, resetting, True)
         self._step_kernels(stepping)
         main.wait_event(side.record())
 

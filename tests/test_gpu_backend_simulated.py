@@ -78,14 +78,26 @@ PARTS = {
     print("emulator ok", flush=True)
     """),
     "vector": textwrap.dedent("""
-    # AtariVectorEnv: seeded reset (power-on, noops, fire), steps with autoreset plumbing.
-    kw = dict(repeat_action_probability=0.25, noop_max=3)
+    # AtariVectorEnv: seeded reset (power-on, noops, fire), steps, a truncation and NextStep's
+    # autoreset beside the step, its blocks sized as for 2 consoles on an H100 (own_sm_threads:
+    # the simulator has no SMs or registers to ask).
+    from cule_py.kernels import agent_step as K
+    kw = dict(repeat_action_probability=0.25, noop_max=3, max_num_frames_per_episode=8)
     g = AtariVectorEnv("pong", 2, device="cuda", **kw)
     c = AtariVectorEnv("pong", 2, device="cpu", **kw)
+    g._gpu.device_limits = lambda: (132, 65536)
+    g._gpu.kernel_limits = lambda kernel: (255, 256)
+    reset_blocks, launch = [], g._gpu.launch
+    def recording(kernel, consoles, *args, threads_per_block=None):
+        if kernel is K.agent_reset_cuda:
+            reset_blocks.append(threads_per_block)
+        launch(kernel, consoles, *args, threads_per_block=threads_per_block)
+    g._gpu.launch = recording
     og, ig = g.reset(seed=5)
     oc, ic = c.reset(seed=5)
     same(og, oc, "obs after reset")
-    for k in range(2):
+    truncated = []
+    for k in range(3):
         actions = np.array([k % 6, 2], np.int64)
         rg = g.step(cupy.asarray(actions) if k else actions)
         rc = c.step(actions)
@@ -93,6 +105,10 @@ PARTS = {
             same(x, y, f"{what} {k}")
         for key in rc[4]:
             same(rg[4][key], rc[4][key], f"info {key} {k}")
+        truncated.append(bool(rc[3].all()))
+    assert truncated == [False, True, False], truncated     # step 2: both consoles reset
+    # reset(): the batch's blocks; each step's autoreset launch: blocks that need a whole SM
+    assert reset_blocks == [None, 256, 256, 256], reset_blocks
     print("vector ok", flush=True)
     """),
     "async": textwrap.dedent("""

@@ -297,6 +297,51 @@ def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch
         gpu_step_registers()
 
 
+def test_the_reset_blocks_come_from_the_environment(monkeypatch):
+    from cule_py.batch import RESET_BLOCKS, gpu_reset_blocks
+    monkeypatch.delenv("CULE_PY_GPU_RESET_BLOCKS", raising=False)
+    assert gpu_reset_blocks() == "own"
+    throughput = _runbook_throughput()
+    assert throughput.RESET_BLOCKS == RESET_BLOCKS
+    # the runbook measures the default everywhere but in one A/B pair at 16,384 consoles, after
+    # the headline's five games and the best batch
+    plan = throughput.plan("full", "cuda")
+    shared = [(i["game"], i["consoles"]) for i in plan if i["reset_blocks"] != "own"]
+    assert shared == [("pong", 16_384), ("seaquest", 16_384)]
+    agents = [i for i in plan if i["kind"] == "agent"]
+    assert all(i["reset_blocks"] == "own" for i in agents[:6])
+    monkeypatch.setenv("CULE_PY_GPU_RESET_BLOCKS", "shared")
+    assert gpu_reset_blocks() == "shared"
+    monkeypatch.setenv("CULE_PY_GPU_RESET_BLOCKS", "apart")
+    with pytest.raises(ValueError, match="own, shared"):
+        gpu_reset_blocks()
+
+
+def test_reset_blocks_that_need_a_whole_sm():
+    from cule_py._device import allocated_registers, own_sm_threads
+
+    # registers go to a warp 8 a thread at a time: 255 -> 256
+    assert allocated_registers(128, 255) == 32_768
+    assert allocated_registers(256, 255) == 65_536
+    assert allocated_registers(100, 37) == 4 * 32 * 40
+    h100 = (132, 65_536)
+    # the agent step at 16,384 consoles: 128 blocks of 128 threads at 255 registers; the reset
+    # kernel at 255 registers may have 256 threads a block, which no SM holding a step block
+    # has room for
+    assert own_sm_threads(16_384, 128, 255, 255, 256, *h100) == 256
+    assert own_sm_threads(131 * 128, 128, 255, 255, 256, *h100) == 256
+    # no SM left empty by the step: a reset block that needs a whole one would wait for it
+    assert own_sm_threads(132 * 128, 128, 255, 255, 256, *h100) is None
+    assert own_sm_threads(131_072, 128, 64, 255, 256, *h100) is None
+    assert own_sm_threads(16_384, 128, 255, 255, 256, 108, 65_536) is None     # an A100
+    assert own_sm_threads(8_192, 128, 255, 255, 256, 108, 65_536) == 256
+    # a reset kernel of fewer registers: the block that fills an SM is larger
+    assert own_sm_threads(16_384, 128, 255, 64, 1024, *h100) == 1024
+    assert own_sm_threads(16_384, 128, 255, 120, 544, *h100) == 544
+    # ... or cannot be sized so: 256 threads at 96 registers fit beside a step block
+    assert own_sm_threads(16_384, 128, 255, 96, 256, *h100) is None
+
+
 def test_schedule_keys_order_scanline_before_pc():
     import numpy as np
 

@@ -66,6 +66,9 @@ def test_dry_run_runs_every_stage(tmp_path):
     agents = [r for r in throughput if r["kind"] == "agent"]
     assert {r["draw_at_wsync"] for r in agents} == {0, 1}
     assert all(r["consoles_draw_at_wsync"] == [r["draw_at_wsync"]] for r in agents), agents
+    # the autoreset launch's blocks both ways (the CPU backend has no blocks to size)
+    assert {r["reset_blocks"] for r in agents} == {"own", "shared"}
+    assert all(r["reset_threads_beside_step"] is None for r in agents), agents
     for r in throughput:
         assert r["frames_per_s"] > 0 and len(r["windows"]) == 3
         assert r["episode_ends_per_step"] >= 0

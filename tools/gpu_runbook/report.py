@@ -78,6 +78,9 @@ def _what(record: dict) -> str:
     # (records written before session 28 name no WSYNC rule: theirs was not to draw there)
     if record.get("draw_at_wsync", 0) == 0 and record["kind"] != "ale_vector":
         kind = f"{kind}, WSYNC undrawn"
+    # (before session 32 the autoreset launch took the step's block size: shared)
+    if record["kind"] == "agent" and record.get("reset_blocks", "shared") != "own":
+        kind = f"{kind}, reset blocks shared"
     return kind
 
 

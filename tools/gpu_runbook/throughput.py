@@ -13,6 +13,10 @@ with the same results folder goes on where it stopped):
    131,072 consoles with the step at 64 registers (the model's best batch, session 30: its
    Seaquest prediction is the five games' median); then ale-py on those three games (their
    ratios; ale-py's side was measured on the H200 in session 23);
+   then Pong and Seaquest at 16,384 with CULE_PY_GPU_RESET_BLOCKS=shared (the autoreset
+   launch in the step's block size, as before session 32, where the hardware may place it
+   beside a step warp: the default's blocks need a whole SM, so they run only on the SMs that
+   the step's 128 blocks leave empty; the model has the default 0-8% faster, session 32);
    then Pong and Ms. Pac-Man at 16,384 with CULE_PY_GPU_DRAW_AT_WSYNC=0 (the decoded core
    leaves WSYNCs undrawn, as before session 28: the model has the default 1.5x faster on
    Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md session 28);
@@ -53,6 +57,8 @@ DEFAULT_SCHEDULE = SCHEDULES[0]
 DEFAULT_REGISTERS = 255
 # Whether the decoded core draws up to each WSYNC (cule_py.batch.gpu_draw_at_wsync's default).
 DEFAULT_DRAW_AT_WSYNC = 1
+# Where NextStep's autoreset launch runs (cule_py.batch.RESET_BLOCKS), the default first.
+RESET_BLOCKS = ("own", "shared")
 
 
 def plan(scale: str, device: str) -> list[dict]:
@@ -75,6 +81,9 @@ def plan(scale: str, device: str) -> list[dict]:
     # wave of 8 warps a scheduler, on the game whose prediction is the five games' median; inside
     # the first call's 435 s with the five games above
     items.append({"kind": "agent", "game": "seaquest", "consoles": 2 * bigger, "registers": 64})
+    for game in ("pong", "seaquest") if scale != "tiny" else ("pong",):
+        items.append({"kind": "agent", "game": game, "consoles": big,
+                      "reset_blocks": RESET_BLOCKS[1]})
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
     for game in ("pong", "ms_pacman") if scale != "tiny" else ("pong",):
@@ -107,6 +116,7 @@ def plan(scale: str, device: str) -> list[dict]:
         item.setdefault("schedule", DEFAULT_SCHEDULE)
         item.setdefault("registers", DEFAULT_REGISTERS)
         item.setdefault("draw_at_wsync", DEFAULT_DRAW_AT_WSYNC)
+        item.setdefault("reset_blocks", RESET_BLOCKS[0])
         if _key(item) not in {_key(u) for u in unique}:
             unique.append(item)
     return unique
@@ -114,10 +124,11 @@ def plan(scale: str, device: str) -> list[dict]:
 
 def _key(item: dict) -> tuple:
     # (records written before session 21 name no schedule for the default, then free; before
-    # session 28 no WSYNC rule, then undrawn)
+    # session 28 no WSYNC rule, then undrawn; before session 32 no reset blocks, then shared)
     return (item["kind"], item["game"], item["consoles"], item["device"],
             item.get("schedule", "free"), item.get("sampler"),
-            item.get("registers", DEFAULT_REGISTERS), item.get("draw_at_wsync", 0))
+            item.get("registers", DEFAULT_REGISTERS), item.get("draw_at_wsync", 0),
+            item.get("reset_blocks", RESET_BLOCKS[1]))
 
 
 def _has_torch() -> bool:
@@ -176,6 +187,9 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
             column = env._batch.state[:, L.GPU_DRAW_AT_WSYNC]
             column = column.get() if hasattr(column, "get") else column     # cupy -> numpy
             record["consoles_draw_at_wsync"] = sorted({int(v) for v in column.tolist()})
+            # the autoreset launch's block size beside the step (0: the batch's; None: never
+            # decided, as on the CPU)
+            record["reset_threads_beside_step"] = env._own_sm_threads
             # one reset launch of 1, 8, 64 consoles, the table warm: a reset's own latency
             # against the slowest of many (issue 27: the reset launch set the step)
             record["reset_probe"] = S.reset_latency_probe(
@@ -254,7 +268,8 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         budget = min(budget, deadline.left() - 5.0)
         log(f"measure {item['kind']} {item['game']} x{item['consoles']} on {item['device']} "
             f"({item['schedule']} schedule, {item['registers']} registers, draw at WSYNC "
-            f"{item['draw_at_wsync']}, budget {budget:.0f} s)")
+            f"{item['draw_at_wsync']}, reset blocks {item['reset_blocks']}, budget "
+            f"{budget:.0f} s)")
         record = dict(item, scale=scale)
         t0 = time.perf_counter()
         try:
@@ -262,7 +277,8 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
                 item["kind"], measure_vector)
             with environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
                     environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])), \
-                    environment("CULE_PY_GPU_DRAW_AT_WSYNC", str(item["draw_at_wsync"])):
+                    environment("CULE_PY_GPU_DRAW_AT_WSYNC", str(item["draw_at_wsync"])), \
+                    environment("CULE_PY_GPU_RESET_BLOCKS", item["reset_blocks"]):
                 record.update(measure(item, scale, budget, log))
         except Exception as err:  # noqa: BLE001 - recorded; the larger batches are skipped
             record["error"] = f"{type(err).__name__}: {err}"[:500]
