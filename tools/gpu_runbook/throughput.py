@@ -16,7 +16,7 @@ with the same results folder goes on where it stopped):
    then Pong and Seaquest at 16,384 with CULE_PY_GPU_RESET_BLOCKS=shared (the autoreset
    launch in the step's block size, as before session 32, where the hardware may place it
    beside a step warp: the default's blocks need a whole SM, so they run only on the SMs that
-   the step's 128 blocks leave empty; the model has the default 0-8% faster, session 32);
+   the step's 128 blocks leave empty; the model has the default 0-9% faster, session 32);
    then Pong and Ms. Pac-Man at 16,384 with CULE_PY_GPU_DRAW_AT_WSYNC=0 (the decoded core
    leaves WSYNCs undrawn, as before session 28: the model has the default 1.5x faster on
    Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md session 28);
