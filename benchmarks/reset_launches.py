@@ -217,7 +217,8 @@ def model(args) -> None:
     own_block_warps = 8      # 256 threads at 255 registers: a whole SM's registers
     for consoles, registers in args.configs:
         scale = next(v[1] for v in B.VARIANTS.values() if v[0] == registers)
-        k = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)["resident_warps_per_scheduler"]
+        occupancy = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)
+        k = occupancy["resident_warps_per_scheduler"]
         # a reset warp shares its scheduler with k step warps (the block scheduler places the
         # reset's blocks beside the step's); at one step warp a scheduler the GPU is latency-
         # bound and the reset warp delays its neighbour (the critical one, at worst) by what
@@ -225,8 +226,7 @@ def model(args) -> None:
         # cost the whole step their issue slots
         reset_rate = P.ipc(k + 1) / (k + 1)
         delay = 2 / P.ipc(2) - 1 / P.ipc(1)
-        step_blocks = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)["blocks"]
-        free_sms = gpu["sms"] - step_blocks
+        free_sms = gpu["sms"] - occupancy["blocks"]
         medians = ([], [], [], [], [])
         for game in GAMES:
             path = args.counts / f"counts-{game}.json"
