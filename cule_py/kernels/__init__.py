@@ -11,3 +11,4 @@ lives, game over).
 """
 
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)
+from . import one_pass_codegen  # noqa: F401,E402  (before any kernel compiles: one LLVM pass each)

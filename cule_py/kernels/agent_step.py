@@ -782,13 +782,15 @@ def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
 # hold its whole warp for the reset's 70+ frames.
 
 # nogil: AtariVectorEnv.send() runs the step on a worker thread while the caller computes.
-@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True,
+      error_model="numpy")
 def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                    action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                    rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
                    mask):
     """One agent step on every console where `mask` is true."""
-    for env in prange(st.shape[0]):
+    for console in prange(st.shape[0]):
+        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
         if mask[env]:
             step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                      action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
@@ -812,17 +814,19 @@ def observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, y
                   bands)
 
 
-@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False)
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, error_model="numpy")
 def agent_observe_cpu(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
                       mask):
     """The observations the last agent_step_cpu left (C_OBS_BANDS > 0), a band of rows per
     iteration: the GPU's structure on the CPU, which by default observes inside the step."""
-    for lane in prange(agent.shape[0] * np.int64(max(cfg[C_OBS_BANDS], 1))):
+    for index in prange(agent.shape[0] * np.int64(max(cfg[C_OBS_BANDS], 1))):
+        lane = np.uint64(index)      # uint64 as in the parallel body: helpers compile once
         observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
                      mask, lane)
 
 
-@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True,
+      error_model="numpy")
 def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
@@ -833,11 +837,13 @@ def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, thr
     if op == OP_FILL_TAILS:
         fire = cfg[C_FIRE] != 0
         per_origin = table[RS.TABLE_DIRECT_FIRES] + 1
-        for lane in prange(table[RS.TABLE_DIRECT_ORIGINS] * per_origin):
+        for index in prange(table[RS.TABLE_DIRECT_ORIGINS] * per_origin):
+            lane = np.uint64(index)      # uint64 as in the parallel body: helpers compile once
             RS.fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table,
                                 lane, fire, NOOP_ROW, FIRE_ROW)
         return
-    for env in prange(st.shape[0]):
+    for console in prange(st.shape[0]):
+        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
         if mask[env]:
             reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                       select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa,

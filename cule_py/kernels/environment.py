@@ -28,7 +28,7 @@ from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
 from .state_tiles import console_row
-from .outlining import out_of_line
+from .outlining import console_index, out_of_line
 
 # params[]: per-batch constants.
 P_GAME_ID = 0          # game_logic id, or -1: no reward/terminal logic (unknown ROMs)
@@ -151,15 +151,15 @@ def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row
 @register_jitable
 def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
     """emulate(action, NOOP, frames): returns the reward of the last frame."""
-    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env,
-                              np.int32(row), np.int32(frames), np.int32(0))
+    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs,
+                              console_index(env), np.int32(row), np.int32(frames), np.int32(0))
 
 
 @register_jitable
 def frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
     """Frames with the inputs as they are and no RomSettings::step (PAL detection, Select)."""
-    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(0),
-                       np.int32(frames), np.int32(1))
+    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, console_index(env),
+                       np.int32(0), np.int32(frames), np.int32(1))
 
 
 @register_jitable
@@ -402,11 +402,12 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
         rewards[env] = total
 
 
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True)
+@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
 def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select, shown,
           starting, rows, frames, rewards, mask):
     """Run operation `op` on every console where `mask` is true (see OP_*)."""
-    for env in prange(st.shape[0]):
+    for console in prange(st.shape[0]):
+        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
         if mask[env]:
             drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                       select, shown, starting, rows, frames, rewards, env)

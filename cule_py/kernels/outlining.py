@@ -13,10 +13,11 @@ instruction, does nothing on the CPU (the jit options decide there, as before) a
 called as plain Python (numba's CUDA simulator).
 """
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.np.arrayobj import populate_array
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
 
 
 def out_of_line() -> None:
@@ -94,3 +95,22 @@ def console_at(typingctx, address, dtype, shape):
                        itemsize=ir.Constant(intp, itemsize), meminfo=None)
         return array_value._getvalue()
     return array_type(address, dtype, shape), codegen
+
+
+# One console index type on the CPU.
+#
+# numba compiles a function once per argument types, and an out-of-line function exists once in
+# the machine code per compiled version. The CPU kernels' prange loops index consoles with
+# uint64 (numba's type for a prange index), the table's rows (kernels/reset_snapshot.py) come
+# from int64 arithmetic: without this, the whole console compiled twice in the reset kernel.
+
+@register_jitable
+def console_index(env):
+    """`env` as the type the out-of-line console is compiled for: uint64 on the CPU, unchanged on
+    the GPU (numba-cuda's thread index) and in Python (numba's CUDA simulator)."""
+    return env
+
+
+@overload(console_index, target="cpu")
+def _console_index_cpu(env):
+    return lambda env: np.uint64(env)

@@ -1,0 +1,175 @@
+"""One LLVM optimisation and one machine-code generation per CPU kernel, not one per helper.
+
+numba compiles every jitted function into a code library of its own and finalises it at once:
+the library links in the (already optimised) libraries of the functions it calls, runs LLVM's
+module pipeline over the result and generates machine code for it. A helper deep in the call
+tree is therefore optimised and turned into machine code again in every library above it. The
+console sits under ten or more levels of helpers (drive -> drive_one -> reset_game -> ... ->
+run_console_frames -> run_frame -> ...), so a cold compile of `drive` ran the module pipeline
+and the code generator over the whole console about forty times: 70% of its 514 s
+(tools/compile_profile.py; docs/performance-log.md, "Compile time").
+
+While a cule_py kernel compiles, this module lets a helper's library skip both steps: it links
+its callees and stops there, holding IR that has seen numba's per-function passes only. The
+kernel's own library (the one whose machine code is asked for) then links everything and runs
+the module pipeline and the code generator once over it. What LLVM sees at that point is what
+it would see compiling one translation unit, and the `alwaysinline` / `noinline` attributes
+that decide the shape of the code are the same, so the kernel's code is the same in substance
+(the benchmarks and exactness suites check it).
+
+Anyone who later asks a skipped library for machine code gets it: the library finishes its
+own optimisation and code generation then. Outside cule_py's kernel compiles nothing changes.
+The hooks depend on numba's CPU code-library internals (numba 0.60 to 0.68 checked); where
+they are not as expected, nothing is installed and numba compiles as it always did
+(`INSTALLED` says which).
+"""
+
+from __future__ import annotations
+
+import os
+
+#: The code library of a prange loop's body (numba.parfors.parfor_lowering names it so).
+_PARALLEL_BODY = "__numba_parfor_gufunc_"
+
+_depth = 0           # cule_py kernel compiles in progress (helpers compile inside kernels)
+
+
+def _deferring() -> bool:
+    return _depth > 0
+
+
+def _defines(library, name: str) -> bool:
+    try:
+        function = library._final_module.get_function(name)
+    except NameError:
+        return False
+    return not function.is_declaration
+
+
+def _install() -> bool:
+    if os.environ.get("CULE_PY_ONE_PASS_CODEGEN", "1") == "0":
+        return False
+    try:
+        from numba.core import codegen, event
+        from numba.core.compiler_lock import require_global_compiler_lock
+    except ImportError:
+        return False
+    library_class = getattr(codegen, "CPUCodeLibrary", None)
+    jit_class = getattr(codegen, "JITCodeLibrary", None)
+    codegen_class = getattr(codegen, "JITCPUCodegen", None)
+    needed = ("finalize", "_optimize_final_module", "_finalize_final_module",
+              "_get_module_for_linking", "_raise_if_finalized")
+    if library_class is None or jit_class is None or codegen_class is None or not all(
+            hasattr(library_class, name) for name in needed) or not hasattr(
+            jit_class, "get_pointer_to_function") or not hasattr(codegen_class, "set_env"):
+        return False
+    if getattr(library_class, "_cule_one_pass", False):
+        return True
+
+    full_finalize = library_class.finalize
+    full_pointer = jit_class.get_pointer_to_function
+    full_set_env = codegen_class.set_env
+    # numba stores each compiled function's environment (what Python objects it needs) into a
+    # global of its machine code right after compiling it. A skipped helper has no machine code
+    # yet; its environment is stored once a library holding its code has some.
+    pending_envs = {}
+
+    def set_env(self, env_name, env):
+        if self._engine.get_global_value_address(env_name):
+            full_set_env(self, env_name, env)
+        else:
+            pending_envs[env_name] = (self, env)
+
+    def store_pending_envs():
+        for env_name, (owner, env) in list(pending_envs.items()):
+            if owner._engine.get_global_value_address(env_name):
+                full_set_env(owner, env_name, env)
+                del pending_envs[env_name]
+
+    def finalize(self):
+        if not _deferring() or getattr(self, "_cule_wants_code", False):
+            return full_finalize(self)
+        # A helper's library: link the callees, leave optimisation and code to the kernel.
+        require_global_compiler_lock()
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library not in seen:
+                self._reload_init.update(library._reload_init)
+                seen.add(library)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalized = True
+        self._cule_deferred = True
+
+    def finish_deferred(self):
+        """A skipped library asked for machine code after all: optimise and generate it now."""
+        self._cule_deferred = False
+        self._optimize_final_module()
+        self._final_module.verify()
+        self._finalize_final_module()
+        store_pending_envs()
+
+    def get_pointer_to_function(self, name):
+        if getattr(self, "_cule_deferred", False):
+            if not _defines(self, name):
+                return 0
+            finish_deferred(self)
+        elif not self._finalized and _deferring():
+            if not _defines(self, name) or self.name.startswith(_PARALLEL_BODY):
+                # numba asks every compile for its Python wrapper. A helper has none, and the
+                # body of a prange loop has one that nothing calls (the kernel links the body
+                # and calls it through the parallel wrapper): no machine code is needed.
+                self.finalize()
+                return 0
+            self._cule_wants_code = True
+        pointer = full_pointer(self, name)
+        if pending_envs:
+            store_pending_envs()
+        return pointer
+
+    def ensure_code(self):
+        if getattr(self, "_cule_deferred", False):
+            finish_deferred(self)
+
+    # Serialising (the on-disk cache) and inspection need the finished library.
+    for method in ("serialize_using_object_code", "serialize_using_bitcode", "get_asm_str"):
+        original = getattr(library_class, method, None)
+        if original is None:
+            continue
+
+        def finished_first(self, *args, _original=original, **kwargs):
+            ensure_code(self)
+            return _original(self, *args, **kwargs)
+        setattr(library_class, method, finished_first)
+
+    library_class.finalize = finalize
+    jit_class.get_pointer_to_function = get_pointer_to_function
+    codegen_class.set_env = set_env
+    library_class._cule_one_pass = True
+
+    class KernelCompiles(event.Listener):
+        """Counts the cule_py compiles in progress (kernels and the helpers inside them)."""
+
+        def on_start(self, ev):
+            global _depth
+            if _is_cule_py(ev):
+                _depth += 1
+
+        def on_end(self, ev):
+            global _depth
+            if _is_cule_py(ev):
+                _depth -= 1
+
+    event.register("numba:compile", KernelCompiles())
+    return True
+
+
+def _is_cule_py(ev) -> bool:
+    data = ev.data if isinstance(ev.data, dict) else {}
+    module = getattr(getattr(data.get("dispatcher"), "py_func", None), "__module__", None) or ""
+    return module.startswith("cule_py.kernels")
+
+
+#: Whether the hooks are in place (False: numba's own finalisation, e.g. an unknown numba).
+INSTALLED = _install()
