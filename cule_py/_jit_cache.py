@@ -76,6 +76,8 @@ def _make_locator(base_class):
     class KernelSourceLocator(base_class):
         """Places cule_py kernels under the all-sources fingerprint."""
 
+        kernel_dir = KERNEL_DIR
+
         def __init__(self, py_file):
             self._py_file = py_file
             self._cache_path = str(cache_root() / pathlib.Path(py_file).stem)
@@ -131,7 +133,8 @@ def _install() -> bool:
         classes = getattr(impl, "_locator_classes", None)
         if impl is None or base is None or not isinstance(classes, list):
             continue
-        if not any(getattr(c, "__name__", "") == "KernelSourceLocator" for c in classes):
+        # One locator per copy of the kernels (tools/ab_builds.py imports several builds).
+        if not any(getattr(c, "kernel_dir", None) == KERNEL_DIR for c in classes):
             classes.insert(0, _make_locator(base))
         installed = True
     return installed
@@ -141,15 +144,30 @@ def _install() -> bool:
 CACHE_ENABLED = _install()
 
 
+def in_cache(py_func, signature) -> bool:
+    """Whether the kernel cache holds `py_func` (a CPU kernel's Python function) compiled for
+    `signature` (the argument types, as numba's dispatcher keys them) on this machine."""
+    if not CACHE_ENABLED:
+        return False
+    try:
+        from numba.core.caching import FunctionCache
+        from numba.core.registry import cpu_target
+
+        cache = FunctionCache(py_func)
+        index = cache._cache_file._load_index()
+        return cache._index_key(signature, cpu_target.target_context.codegen()) in index
+    except Exception:  # noqa: BLE001 - numba changed its cache's layout: assume a compile
+        return False
+
+
 # --- the compile notice ----------------------------------------------------------------------
 
-#: The kernels that take minutes: each inlines the whole console (CPU, TIA, RIOT, cartridges,
-#: game logic). Whichever compiles first pays for most of it; the others reuse the parts.
-BIG_KERNELS = frozenset({"drive", "agent_step_cpu", "agent_reset_cpu"})
-#: Seconds the big kernels took together, cold, on a 2-core AMD EPYC VM shared with another job
-#: (numba 0.68.1, Python 3.11): 560 s in a first `python -m cule_py` (commit 9d5b5c0), 702 s for
-#: `python -m cule_py.precompile` with NUMBA_CPU_NAME=generic (commit 72a7df9's kernels).
-BIG_KERNELS_SECONDS = 600
+#: Seconds each CPU kernel took to compile cold on the 2-core development VM (AMD EPYC, numba
+#: 0.68.1, Python 3.11; tools/compile_profile.py, docs/performance-log.md "Compile time"),
+#: beside the console compiling in a second process (kernels/cpu_console.py). A kernel not
+#: listed takes a few seconds.
+EXPECTED_SECONDS = {"drive": 12, "agent_step_cpu": 10, "agent_reset_cpu": 17,
+                    "agent_observe_cpu": 5}
 
 _announced: set[str] = set()
 
@@ -158,8 +176,16 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
+def expected(name: str) -> str:
+    """What a kernel's compile is expected to take, in words."""
+    seconds = EXPECTED_SECONDS.get(name)
+    return (f"about {_minutes(seconds)} on a 2-core x86-64 machine" if seconds
+            else "a few seconds")
+
+
 class _CompileNotice:
-    """Says on stderr which cule_py kernel compiles, for how long, and where it will be cached.
+    """Says on stderr which cule_py kernel compiles, for how long, where it will be cached, and
+    what it took.
 
     numba fires "numba:compile" only after a cache miss, so a cache hit costs nothing here, and
     the dispatch of an already compiled kernel never reaches this class."""
@@ -167,6 +193,8 @@ class _CompileNotice:
     def __init__(self):
         self.depth = 0              # helpers compile inside their kernel: announce the outer one
         self.stop: threading.Event | None = None
+        self.started = 0.0
+        self.name = ""
 
     def on_start(self, event) -> None:
         dispatcher = _cule_dispatcher(event)
@@ -177,12 +205,11 @@ class _CompileNotice:
         if self.depth > 1 or name in _announced:
             return
         _announced.add(name)
-        took = (f"with the other big kernels about {_minutes(BIG_KERNELS_SECONDS)} on a 2-core "
-                f"x86-64 machine" if name in BIG_KERNELS else "seconds")
         where = (f"cached in {cache_root()}" if CACHE_ENABLED and
                  getattr(getattr(dispatcher, "_cache", None), "cache_path", None)
                  else "not cached")
-        _say(f"compiling the CPU kernel {name} ({took}, once: {where})")
+        _say(f"compiling the CPU kernel {name} ({expected(name)}, once: {where})")
+        self.name, self.started = name, time.monotonic()
         self.stop = threading.Event()
         threading.Thread(target=_heartbeat, args=(name, self.stop), daemon=True).start()
 
@@ -193,6 +220,7 @@ class _CompileNotice:
         if self.depth == 0 and self.stop is not None:
             self.stop.set()
             self.stop = None
+            _say(f"{self.name} compiled in {_minutes(time.monotonic() - self.started)}")
 
 
 def _cule_dispatcher(event):
@@ -207,13 +235,11 @@ def _say(line: str) -> None:
     print(f"cule_py: {line}", file=sys.stderr, flush=True)
 
 
-def _heartbeat(name: str, stop: threading.Event, every: float = 60.0) -> None:
+def _heartbeat(name: str, stop: threading.Event, every: float = 30.0) -> None:
     # LLVM runs through ctypes, which releases the GIL: this thread gets to print meanwhile.
     start = time.monotonic()
     while not stop.wait(every):
         _say(f"still compiling {name}: {_minutes(time.monotonic() - start)} so far")
-    if time.monotonic() - start >= 10:
-        _say(f"{name} compiled in {_minutes(time.monotonic() - start)}")
 
 
 def _install_notice() -> None:

@@ -32,7 +32,7 @@ from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
 from ._threads import numba_threads, resolve_threads
-from .kernels import cart
+from .kernels import cart, cpu_console
 from .kernels import environment as env_kernel
 from .kernels import game_logic, mt19937
 from .kernels import layout as L
@@ -157,7 +157,7 @@ class ConsoleBatch:
     def __init__(self, game, num_envs: int, mode: int | None = None,
                  difficulty: int | None = None, env_seed=0,
                  repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0,
-                 device: str = "cpu"):
+                 device: str = "cpu", power_on: bool = True):
         where = parse_device(device)
         # On the GPU: cupy arrays, field-major, and the launch plumbing (None on the CPU).
         self.gpu = GpuArrays(where.index) if where.kind == "cuda" else None
@@ -225,6 +225,21 @@ class ConsoleBatch:
         self._selection = game_modes.selection(self.game, self.game.default_mode)
         self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
                                    for a in self.game.starting_actions], np.int32)
+        # Until power-on detects it: the TV format and screen height of the game's settings.
+        self.pal = self.game.tv_format == "PAL"
+        self.height = 250 if self.pal and self.game.height == 210 else self.game.height
+        if power_on:
+            self.start()
+
+    def start(self, kernels_ahead=()) -> None:
+        """Compile (or load) the kernels, then power the consoles on. On the CPU the kernels are
+        compiled first, `kernels_ahead` (pairs of a CPU kernel and its arguments) with the
+        environment kernel, while the console compiles in a second process
+        (kernels/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the caller."""
+        if self.gpu is None:
+            cpu_console.compile_ahead([
+                (env_kernel.drive, self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
+                                                   self.difficulty)), *kernels_ahead])
         self.power_on()
         # Every console of a batch runs one ROM, so one display height (PAL detection settles it).
         self.height = int(self.state[0, L.TIA_HEIGHT])

@@ -427,7 +427,8 @@ def _cpu_main(args) -> None:
           f"reset share: seconds in cule_py's autoreset kernels over the windows' seconds "
           f"(ale-py's: not measurable from outside, n/a)")
     _kernel_cache_note("CPU")
-    # Each row as soon as its rounds are done: the whole table takes many minutes.
+    # Each row as soon as its rounds are done (the whole table takes minutes), and the whole
+    # table again at the end, apart from the progress lines.
     print(ss.COMPARISON_HEADER, flush=True)
     comparisons = ss.compare_cpu(games, envs_per_core=envs_per_core,
                                  cores_list=sorted({1, cores}), rounds=rounds,
@@ -437,6 +438,11 @@ def _cpu_main(args) -> None:
     for line in ss.comparison_notes(comparisons):
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"\nResult ({machine_line()}; v5 settings, {envs_per_core} envs per core, {rounds} "
+          f"paired round(s); frames/s = agent steps/s x 4; ratio = cule_py / ale-py agent "
+          f"steps/s; CPU share: the cores each side got, below "
+          f"{ss.BUSY_BELOW:.0%} the machine was busy):")
+    print(ss.comparison_table(comparisons), flush=True)
     _write_json(args.json, {"mode": "cpu", "machine": machine_line(),
                             "results": [c.as_dict() for c in comparisons]})
 
@@ -484,7 +490,9 @@ def _core_main(args) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # `python -m cule_py` runs this from cule_py/__main__.py; argparse would call it that.
+    prog = "python -m cule_py" if sys.argv[0].endswith("__main__.py") else None
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--core", action="store_true", help="benchmark the 6507 core alone")
     mode.add_argument("--emulator", action="store_true",
@@ -524,7 +532,9 @@ def main(argv=None) -> None:
                         help="--emulator: timed frames per console (ours) and per ALE")
     parser.add_argument("--instructions", type=int, default=2_000_000,
                         help="--core: instructions per machine per timed run (CPU)")
-    parser.add_argument("--model", default="ale", choices=flat6502.MODELS)
+    parser.add_argument("--model", default="ale", choices=flat6502.MODELS,
+                        help="--core: the 6507 model, ALE's CPU (ale, the console's) or the real "
+                             "NMOS chip (nmos)")
     args = parser.parse_args(argv)
     if args.core:
         _core_main(args)

@@ -101,6 +101,8 @@ class Window:
     # Sub-environment steps played in the window where not every console plays every step (raw
     # frames: a console at game over waits for its reset); None: steps x num_envs.
     console_steps: int | None = None
+    # CPU seconds this process used in the window, all its threads (None: not measured).
+    cpu_seconds: float | None = None
 
     def played(self, num_envs: int) -> int:
         return self.steps * num_envs if self.console_steps is None else self.console_steps
@@ -159,6 +161,18 @@ class SteadyStateResult:
         return sum(w.reset_seconds for w in self.windows) / sum(w.seconds for w in self.windows)
 
     @property
+    def cpu_share(self) -> float | None:
+        """CPU time this process got over the windows, as a share of `threads` cores for the
+        windows' wall time: about 1.0 on an idle machine, lower where other work took cores
+        from the run (its figures then say little about either side's speed). None where not
+        measured or on a GPU (the GPU does the work)."""
+        if self.backend != "cpu" or not self.threads or any(
+                w.cpu_seconds is None for w in self.windows):
+            return None
+        return (sum(w.cpu_seconds for w in self.windows)
+                / (self.threads * sum(w.seconds for w in self.windows)))
+
+    @property
     def warmup_cut(self) -> bool:
         """True when the time budget stopped the warm-up before its target."""
         return self.warmup_steps < self.warmup_target
@@ -177,7 +191,8 @@ class SteadyStateResult:
         """Every field and derived figure, JSON-able."""
         out = asdict(self)
         for name in ("agent_steps_per_s", "frames_per_s", "episode_ends_per_step",
-                     "episodes_per_window", "reset_share", "warmup_cut", "decorrelated"):
+                     "episodes_per_window", "reset_share", "cpu_share", "warmup_cut",
+                     "decorrelated"):
             out[name] = getattr(self, name)
         return out
 
@@ -380,14 +395,16 @@ def _measure_windows(env, *, game, label, backend, window_steps, windows, sync, 
             sync()
             if timed_resets:
                 env._autoreset_seconds()          # drop anything before this window
-            start = time.perf_counter()
+            cpu_start, start = time.process_time(), time.perf_counter()
             for row in rows:
                 _, _, terminated, truncated, _ = env.step(row)
                 ends.add(terminated, truncated)
             sync()
             seconds = time.perf_counter() - start
+            cpu_seconds = time.process_time() - cpu_start
             reset_seconds = env._autoreset_seconds() if timed_resets else None
-            window = Window(window_steps, seconds, ends.total(), reset_seconds)
+            window = Window(window_steps, seconds, ends.total(), reset_seconds,
+                            cpu_seconds=cpu_seconds)
             measured.append(window)
             say(f"{label}: window {index + 1}/{windows}: {window_steps * n / seconds:,.0f} agent "
                 f"steps/s, {window.episode_ends} episode ends"
@@ -647,26 +664,39 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
 
 
 COMPARISON_HEADER = (
-    "| game | cores | envs | cule_py steps/s | ale-py steps/s | ratio [range] | "
-    "cule_py frames/s | ale-py frames/s | ends/step cule_py | ends/step ale-py | "
-    "cule_py reset share | warm-up steps |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|")
+    "| game | cores | envs | cule_py agent steps/s | ale-py agent steps/s | ratio [range] | "
+    "cule_py frames/s | episode ends/step | cule_py reset share | CPU share cule_py, ale-py | "
+    "warm-up steps |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|")
+
+#: Below this share of its cores (Window.cpu_seconds), a side's run shared the machine with other
+#: work: its figures, and the ratio, say little about either side.
+BUSY_BELOW = 0.85
+
+
+def busy(c: PairedComparison) -> bool:
+    """Whether either side got less than BUSY_BELOW of its cores in this row's windows."""
+    shares = [c.median(side, "cpu_share") for side in ("cule_py", "ale_py")]
+    return any(share is not None and share < BUSY_BELOW for share in shares)
 
 
 def comparison_row(c: PairedComparison) -> str:
-    """One row of `comparison_table`: medians over rounds, the ratio's median [min, max]."""
+    """One row of `comparison_table`: medians over rounds, the ratio's median [min, max]. An agent
+    step is `frameskip` emulated frames (frames/s: agent steps/s x frameskip)."""
     ratios = c.ratios
     share = c.median("cule_py", "reset_share")
+    cpu = [c.median(side, "cpu_share") for side in ("cule_py", "ale_py")]
+    cpu_text = ", ".join("n/a" if x is None else f"{x:.0%}" for x in cpu) + (
+        " (busy)" if busy(c) else "")
     # the warm-ups played; later rounds continue from them (their own count is cumulative)
     warmups = sorted({r.warmup_steps for r in c.cule_py + c.ale_py
                       if r.continued_from is None})
-    return (f"| {c.game} | {c.cores} | {c.num_envs} | {c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
+    return (f"| {c.game} | {c.cores} | {c.num_envs} | "
+            f"{c.median('cule_py', 'agent_steps_per_s'):,.0f} | "
             f"{c.median('ale_py', 'agent_steps_per_s'):,.0f} | {statistics.median(ratios):.2f} "
             f"[{min(ratios):.2f}, {max(ratios):.2f}] | {c.median('cule_py', 'frames_per_s'):,.0f} | "
-            f"{c.median('ale_py', 'frames_per_s'):,.0f} | "
             f"{c.median('cule_py', 'episode_ends_per_step'):.3f} | "
-            f"{c.median('ale_py', 'episode_ends_per_step'):.3f} | "
-            f"{'n/a' if share is None else f'{share:.1%}'} | "
+            f"{'n/a' if share is None else f'{share:.1%}'} | {cpu_text} | "
             f"{', '.join(map(str, warmups))} |")
 
 
@@ -681,6 +711,14 @@ def comparison_notes(comparisons: Sequence[PairedComparison]) -> list[str]:
     fewest distinct RAM contents / observations seen after a warm-up."""
     lines = []
     for c in comparisons:
+        if busy(c):
+            lines.append(f"{c.game}, {c.cores} core(s): the machine was busy with other work "
+                         f"(CPU share below {BUSY_BELOW:.0%} of the cores asked for): this row's "
+                         f"speeds and ratio say little; run again on a quiet machine")
+        ends = {side: c.median(side, "episode_ends_per_step") for side in ("cule_py", "ale_py")}
+        if ends["cule_py"] != ends["ale_py"]:
+            lines.append(f"{c.game}, {c.cores} core(s): episode ends/step differ: cule_py "
+                         f"{ends['cule_py']:.3f}, ale-py {ends['ale_py']:.3f}")
         for r in c.cule_py + c.ale_py:
             where = f"{c.game}, {c.cores} core(s), {r.label}"
             if r.warmup_cut:

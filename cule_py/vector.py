@@ -41,10 +41,8 @@ needs (`lazy_drawing`, default on; exact, see the kernel's module doc).
 
 from __future__ import annotations
 
-import operator
 import time
 from collections import deque
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -108,26 +106,6 @@ def _frameskip_range(frameskip) -> tuple[int, int]:
         return lo, hi
     raise InvalidArgumentTypeError(f"frameskip must be a positive int (or a (lo, hi) pair of "
                                    f"ints), got {frameskip!r}")
-
-
-class ConsoleFrames(Sequence):
-    """AtariVectorEnv.render()'s result: console i's last frame as (height, 160, 3) uint8 RGB,
-    converted when item i is read (numpy, also on the GPU)."""
-
-    def __init__(self, env: AtariVectorEnv):
-        self._env = env
-
-    def __len__(self) -> int:
-        return self._env.num_envs
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        i = operator.index(i)
-        if i < 0:
-            i += len(self)
-        frame = self._env.render_frames([i])[0]
-        return frame if isinstance(frame, np.ndarray) else frame.get()
 
 
 class AtariVectorEnv(VectorEnv):
@@ -207,7 +185,8 @@ class AtariVectorEnv(VectorEnv):
         # ale-py's vector env leaves ALE's own truncation off and counts frames itself.
         self._batch = b = ConsoleBatch(game, self.num_envs, env_seed=seeds,
                                        repeat_action_probability=repeat_action_probability,
-                                       max_num_frames_per_episode=0, device=device)
+                                       max_num_frames_per_episode=0, device=device,
+                                       power_on=False)
         self.game = b.game
         self.xp = xp = b.xp
         self._gpu = b.gpu
@@ -226,30 +205,14 @@ class AtariVectorEnv(VectorEnv):
         self._action_rows = (b._act_rows if continuous
                              else b._act_rows[self.action_set]).astype(np.int32)
         n = self.num_envs
-        src_h = b.height
-        pal = b.pal
         channels = 3 if obs_type == "rgb" else 1
-        if obs_type == "ram":
-            self._palette = np.zeros((256, 1), np.uint8)
-            frame_shape, frame_size = (128,), 128
-            raw_shape = (n, 2, 1)
-            tables = [np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.float32)] * 2
-        else:
-            check_supported(src_h, 160, img_height, img_width)
-            if obs_type == "rgb":
-                self._palette = np.array(palette_.PAL_RGB if pal else palette_.NTSC_RGB, np.uint8)
-                frame_shape = (img_height, img_width, 3)
-            else:
-                table = palette_.PAL_GRAY if pal else palette_.NTSC_GRAY
-                self._palette = np.array(table, np.uint8).reshape(256, 1)
-                frame_shape = (img_height, img_width)
-            frame_size = img_height * img_width * channels
-            raw_shape = (n, 2, src_h * 160 * channels)
-            tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
-        # The pooled screens and the resize's rows: the kernels' alone, in tiles on the GPU.
-        self._raw = b.kernel_tiles(raw_shape, np.uint8)
-        self._tables = [b.to_device(t) for t in tables]
-        self._palette = b.to_device(self._palette)
+        self._screen_format = (obs_type, channels, img_height, img_width)
+        # The screen's height and palette as the game's settings give them; power-on (PAL
+        # detection) confirms them, or the screen arrays are made again (_make_screen_arrays).
+        self._make_screen_arrays(b.height, b.pal)
+        frame_size = 128 if obs_type == "ram" else img_height * img_width * channels
+        frame_shape = ((128,) if obs_type == "ram" else (img_height, img_width, 3)
+                       if obs_type == "rgb" else (img_height, img_width))
         # Observation bands (C_OBS_BANDS): on the GPU the step kernel cannot make observations
         # (kernels/agent_step.observe_in_step); RAM observations are one band's work.
         bands = (int(observation_bands) if observation_bands is not None
@@ -276,7 +239,7 @@ class AtariVectorEnv(VectorEnv):
         cfg[K.C_NOOP_MAX] = int(noop_max)
         cfg[K.C_OBS] = {"grayscale": K.OBS_GRAY, "rgb": K.OBS_RGB, "ram": K.OBS_RAM}[obs_type]
         cfg[K.C_STACK] = stack_num
-        cfg[K.C_SRC_H] = src_h
+        cfg[K.C_SRC_H] = b.height
         cfg[K.C_CHANNELS] = channels
         cfg[K.C_DST_H], cfg[K.C_DST_W] = img_height, img_width
         cfg[K.C_AUTORESET] = {NEXT_STEP: K.AUTORESET_NEXT, SAME_STEP: K.AUTORESET_SAME,
@@ -285,6 +248,7 @@ class AtariVectorEnv(VectorEnv):
         cfg[K.C_OBS_BANDS] = bands
         # The most system-RNG draws one step can take (see _resume_short_resets).
         self._draws_per_step = (2 + int(noop_max)) * (1 + b.cart_ram.shape[1])
+        self._cfg_host = cfg
         self._cfg = b.to_device(cfg)
         self._action_rows = b.to_device(self._action_rows)
         self._saved_state = b.zeros(b.state.shape, np.int32)
@@ -340,6 +304,42 @@ class AtariVectorEnv(VectorEnv):
         # Off (None) unless cule_py.steady_state asks: then step times its autoreset launches.
         self._autoreset_clock: CallClock | None = None
         self._setup_spaces()
+        # Power on, the kernels compiled first (on the CPU beside the console's compile).
+        everyone = np.ones(n, np.bool_)
+        b.start(kernels_ahead=[] if b.gpu is not None else [
+            (K.agent_step_cpu, self._step_args(everyone)),
+            (K.agent_reset_cpu, self._reset_args(K.OP_AUTORESET, everyone))])
+        if b.height != int(self._cfg_host[K.C_SRC_H]):
+            self._make_screen_arrays(b.height, b.pal)
+            self._cfg_host[K.C_SRC_H] = b.height
+            self._cfg = b.to_device(self._cfg_host)
+        elif obs_type != "ram" and b.pal != self._screen_pal:
+            self._make_screen_arrays(b.height, b.pal)
+
+    def _make_screen_arrays(self, src_h: int, pal: bool) -> None:
+        """The arrays that depend on the screen's height and TV format: the palette, the two
+        raw screens of the max-pool, the area-resize tables."""
+        b = self._batch
+        obs_type, channels, img_height, img_width = self._screen_format
+        n = self.num_envs
+        if obs_type == "ram":
+            palette = np.zeros((256, 1), np.uint8)
+            raw_shape = (n, 2, 1)
+            tables = [np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.float32)] * 2
+        else:
+            check_supported(src_h, 160, img_height, img_width)
+            if obs_type == "rgb":
+                palette = np.array(palette_.PAL_RGB if pal else palette_.NTSC_RGB, np.uint8)
+            else:
+                table = palette_.PAL_GRAY if pal else palette_.NTSC_GRAY
+                palette = np.array(table, np.uint8).reshape(256, 1)
+            raw_shape = (n, 2, src_h * 160 * channels)
+            tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
+        self._screen_pal = pal
+        # The pooled screens and the resize's rows: the kernels' alone, in tiles on the GPU.
+        self._raw = b.kernel_tiles(raw_shape, np.uint8)
+        self._tables = [b.to_device(t) for t in tables]
+        self._palette = b.to_device(palette)
 
     def _setup_spaces(self):
         self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
@@ -828,15 +828,17 @@ class AtariVectorEnv(VectorEnv):
         self._stats_start[where] = xp.where(ended, now, start)
         return stats, ended
 
-    def render(self):
-        """The last frame of every console as RGB (height, 160, 3) uint8 numpy arrays, in a
-        sequence that converts a console's frame only when it is read (so that gymnasium's
-        vector RecordVideo with record_first_only=True costs one frame per step). Needs
-        render_mode="rgb_array"."""
+    def render(self) -> tuple[np.ndarray, ...]:
+        """The last frame of every console, a tuple of RGB (height, 160, 3) uint8 numpy arrays,
+        as gymnasium's vector envs render (what its vector RecordVideo reads). Needs
+        render_mode="rgb_array". `render_frames(consoles)` converts only the consoles asked for
+        (on the GPU: without copying the others to the host)."""
         if self.render_mode != "rgb_array":
             raise InvalidArgumentError(f"render() needs render_mode='rgb_array' at construction "
                                        f"(this env has render_mode={self.render_mode!r})")
-        return ConsoleFrames(self)
+        frames = self.render_frames()
+        frames = frames if isinstance(frames, np.ndarray) else frames.get()
+        return tuple(frames)
 
     def render_frames(self, consoles=None):
         """(k, height, 160, 3) uint8 RGB of the last frame of `consoles` (indices; None: all), on

@@ -79,7 +79,9 @@ class FakeEnv:
 @pytest.fixture
 def clock(monkeypatch):
     fake = FakeClock()
-    monkeypatch.setattr(ss, "time", types.SimpleNamespace(perf_counter=fake.perf_counter))
+    # (the process's CPU time runs with the wall clock: one busy thread)
+    monkeypatch.setattr(ss, "time", types.SimpleNamespace(perf_counter=fake.perf_counter,
+                                                           process_time=fake.perf_counter))
     return fake
 
 
@@ -348,3 +350,21 @@ def test_compare_cpu_keeps_one_env_per_side_across_rounds(monkeypatch):
                      ("cule", 1, "cule_py 1 core(s) round 1"),
                      ("cule", 2, "cule_py 1 core(s) round 2"),
                      ("ale", 2, "ale-py 1 core(s) round 2")]
+
+
+def _result(threads, seconds, cpu_seconds, steps_per_s=1000.0):
+    window = ss.Window(100, 100 * 4 / steps_per_s, 0, None, cpu_seconds=cpu_seconds)
+    window.seconds = seconds
+    return ss.SteadyStateResult("x", "cpu", "pong", 4, threads, 4, 400, 400, 4, [window])
+
+
+def test_cpu_share_flags_a_busy_machine():
+    """A side that got less than BUSY_BELOW of its cores in the windows marks the row busy and
+    adds a note; a side that got its cores does not."""
+    quiet = ss.PairedComparison("pong", 2, 32, [_result(2, 1.0, 1.96)], [_result(2, 1.0, 1.9)])
+    assert quiet.median("cule_py", "cpu_share") == pytest.approx(0.98)
+    assert not ss.busy(quiet) and "(busy)" not in ss.comparison_row(quiet)
+    assert not any("busy" in line for line in ss.comparison_notes([quiet]))
+    busy = ss.PairedComparison("pong", 2, 32, [_result(2, 1.0, 1.2)], [_result(2, 1.0, 1.9)])
+    assert ss.busy(busy) and "60%, 95% (busy)" in ss.comparison_row(busy)
+    assert any("busy" in line for line in ss.comparison_notes([busy]))

@@ -3,6 +3,7 @@ noise of a shared machine does not swamp (separate processes of the same build d
 
     python tools/ab_builds.py HEAD~1 HEAD --games pong,boxing --rounds 4
     python tools/ab_builds.py HEAD WORKTREE --games ms_pacman
+    python tools/ab_builds.py OLD NEW --method held4 --games alien,...  --vector-games pong
 
 Each revision's `cule_py` (WORKTREE: the files as they are now) is copied to a temporary folder as
 package `cule_<k>` and imported next to the others (each compiles its kernels once, into its own
@@ -43,6 +44,38 @@ def _export(revision: str, target: Path) -> None:
         shutil.copytree(Path(tmp) / "cule_py", target)
 
 
+def _emulator_round(emulator, game: str, frames: int, hold: int, screen_every: int,
+                    seed: int) -> float:
+    """Frames/s of one timed run of `frames` frames per console: a random minimal-set action
+    held `hold` frames, the RGB screen read every `screen_every` frames (0: never), consoles at
+    game over reset before their next frame (benchmarks/atari57.py's loop)."""
+    rng = np.random.default_rng(seed)
+    legal = np.asarray(emulator.minimal_action_set())
+    consoles = emulator.num_envs
+    steps = -(-frames // hold)
+    actions = np.repeat(legal[rng.integers(len(legal), size=(steps, consoles))], hold, axis=0)
+    screen = np.empty(emulator.screen().shape + (3,), np.uint8)
+    start = time.perf_counter()
+    for i, row in enumerate(actions[:frames]):
+        over = emulator.game_over()
+        if over.any():
+            emulator.reset(over)
+        emulator.act(row)
+        if screen_every and i % screen_every == screen_every - 1:
+            emulator.screen_rgb(screen)
+    return consoles * frames / (time.perf_counter() - start)
+
+
+def _vector_round(env, steps: int, seed: int) -> float:
+    """Agent steps/s of `steps` steps of random actions (v5 settings, autoreset inside)."""
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(env.single_action_space.n, size=(steps, env.num_envs))
+    start = time.perf_counter()
+    for row in actions:
+        env.step(row)
+    return env.num_envs * steps / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revisions", nargs="+", help="git revisions, or WORKTREE")
@@ -50,36 +83,66 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--frames", type=int, default=400)
     parser.add_argument("--consoles", type=int, default=16)
+    parser.add_argument("--method", choices=("random", "held4"), default="random",
+                        help="random: ConsoleBatch, a random action of 18 every frame, sticky "
+                             "0.25 (the default); held4: AtariEmulator as benchmarks/atari57.py "
+                             "(actions held 4 frames, the RGB screen read every 4th)")
+    parser.add_argument("--vector-games", default="",
+                        help="also time AtariVectorEnv's step (v5 settings, --consoles envs, "
+                             "one thread) on these games, after a 300-step warm-up")
+    parser.add_argument("--vector-steps", type=int, default=200)
+    parser.add_argument("--json", help="write every round's figure to this file")
     args = parser.parse_args()
 
     import numba
     numba.set_num_threads(1)
-    games = args.games.split(",")
+    games = [g for g in args.games.split(",") if g]
+    vector_games = [g for g in args.vector_games.split(",") if g]
     packages = tempfile.mkdtemp(prefix="cule_ab_")
     sys.path.insert(0, packages)
     batches = {}
     for k, revision in enumerate(args.revisions):
         name = f"cule_{k}"
         _export(revision, Path(packages) / name)
-        try:            # cule_py/batch.py; revisions before its rename have cule_py/console.py
-            host = importlib.import_module(f"{name}.batch")
-        except ModuleNotFoundError as err:
-            if err.name != f"{name}.batch":
-                raise
-            host = importlib.import_module(f"{name}.console")
-        roms = importlib.import_module(f"{name}.roms")
         start = time.time()
-        for game in games:
-            batch = host.ConsoleBatch(roms.load_rom(game), args.consoles,
-                                      env_seed=np.arange(args.consoles),
-                                      repeat_action_probability=0.25)
-            batch.act(np.zeros(args.consoles, np.int64), frames=10)
-            batches[k, game] = batch
+        if args.method == "held4":
+            package = importlib.import_module(name)
+            for game in games:
+                emulator = package.AtariEmulator(game, args.consoles, seed=0,
+                                                 repeat_action_probability=0.0)
+                _emulator_round(emulator, game, 300, 4, 0, seed=0)      # decorrelate
+                batches[k, game] = emulator
+        else:
+            try:        # cule_py/batch.py; revisions before its rename have cule_py/console.py
+                host = importlib.import_module(f"{name}.batch")
+            except ModuleNotFoundError as err:
+                if err.name != f"{name}.batch":
+                    raise
+                host = importlib.import_module(f"{name}.console")
+            roms = importlib.import_module(f"{name}.roms")
+            for game in games:
+                batch = host.ConsoleBatch(roms.load_rom(game), args.consoles,
+                                          env_seed=np.arange(args.consoles),
+                                          repeat_action_probability=0.25)
+                batch.act(np.zeros(args.consoles, np.int64), frames=10)
+                batches[k, game] = batch
+        for game in vector_games:
+            ss = importlib.import_module(f"{name}.steady_state")
+            env = ss.make_cule_env(game, args.consoles, threads=1)
+            env.reset(seed=0)
+            _vector_round(env, 300, seed=0)                             # warm-up
+            batches[k, "vector", game] = env
         print(f"{revision} as {name}: ready in {time.time() - start:.0f} s", flush=True)
     fps = {key: [] for key in batches}
     for r in range(args.rounds):
+        order = range(len(args.revisions)) if r % 2 == 0 else reversed(range(len(args.revisions)))
+        order = list(order)
         for game in games:
-            for k in range(len(args.revisions)):
+            for k in order:
+                if args.method == "held4":
+                    fps[k, game].append(_emulator_round(batches[k, game], game, args.frames, 4,
+                                                        4, seed=100 + r))
+                    continue
                 batch = batches[k, game]
                 rng = np.random.default_rng(r)
                 start, frames = time.perf_counter(), 0
@@ -90,14 +153,31 @@ def main() -> None:
                     if over.any():            # a console at game over would stop emulating
                         batch.reset(over)
                 fps[k, game].append(args.consoles * frames / (time.perf_counter() - start))
-    for game in games:
-        first = np.array(fps[0, game])
+        for game in vector_games:
+            for k in order:
+                fps[k, "vector", game].append(_vector_round(batches[k, "vector", game],
+                                                            args.vector_steps, seed=100 + r))
+    ratios_by_build = {k: [] for k in range(len(args.revisions))}
+    for key in [(g,) for g in games] + [("vector", g) for g in vector_games]:
+        first = np.array(fps[(0,) + key])
+        label = " ".join(key)
         for k, revision in enumerate(args.revisions):
-            v = np.array(fps[k, game])
+            v = np.array(fps[(k,) + key])
             ratio = v / first
-            print(f"{game:15s} {revision:>12s}: median {np.median(v):8.0f} frames/s   "
-                  f"per-round ratio to {args.revisions[0]}: median {np.median(ratio):.2f} "
-                  f"[{ratio.min():.2f}, {ratio.max():.2f}]")
+            ratios_by_build[k].append(float(np.median(ratio)))
+            unit = "agent steps/s" if key[0] == "vector" else "frames/s"
+            print(f"{label:22s} {revision:>12s}: median {np.median(v):9.0f} {unit}   "
+                  f"per-round ratio to {args.revisions[0]}: median {np.median(ratio):.3f} "
+                  f"[{ratio.min():.3f}, {ratio.max():.3f}]", flush=True)
+    for k, revision in enumerate(args.revisions[1:], start=1):
+        medians = np.array(ratios_by_build[k])
+        print(f"{revision}: geometric mean of the per-game median ratios to {args.revisions[0]}: "
+              f"{np.exp(np.log(medians).mean()):.3f} (min {medians.min():.3f}, max "
+              f"{medians.max():.3f}, {len(medians)} items)")
+    if args.json:
+        import json
+        with open(args.json, "w") as f:
+            json.dump({" ".join(map(str, key)): v for key, v in fps.items()}, f, indent=1)
 
 
 if __name__ == "__main__":

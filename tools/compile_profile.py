@@ -3,9 +3,13 @@
     python tools/compile_profile.py emulator            # AtariEmulator: drive and the small ones
     python tools/compile_profile.py vector              # AtariVectorEnv: agent step and reset
     python tools/compile_profile.py emulator vector --json out.json
+    python tools/compile_profile.py cuda:drive          # one CUDA kernel (tools/gpu_precompile.py's
+                                                        # names: drive, step, reset, ...) for sm_90
 
-Compiles in memory (CULE_PY_NO_CACHE=1, nothing read from or written to the kernel cache) with
-numba's compile stages wrapped in timers, and reports, per stage and per compiled function,
+CPU jobs compile in memory (CULE_PY_NO_CACHE=1, nothing read from or written to the kernel
+cache), a CUDA job into a temporary cache, with numba's compile stages wrapped in timers
+(for CUDA: numba-cuda's typing and lowering, NVVM, and the link to a cubin), and report, per
+stage and per compiled function,
 the time spent in it and not in a function it compiled meanwhile (a caller's typing compiles
 its callees):
 
@@ -84,8 +88,40 @@ def install() -> None:
         cls.run_pass = _timed(kind, _state_name, cls.run_pass)
 
 
+def install_cuda() -> None:
+    from numba.cuda import codegen as cuda_codegen
+    from numba.cuda.core import typed_passes as cuda_passes
+
+    for cls in (cuda_passes.NopythonTypeInference, cuda_passes.NativeLowering):
+        kind = "typing" if cls is cuda_passes.NopythonTypeInference else "lowering"
+        cls.run_pass = _timed(kind, _state_name, cls.run_pass)
+    nvvm = cuda_codegen.nvvm
+    compile_ir = nvvm.compile_ir
+    nvvm.compile_ir = lambda *args, **kwargs: _timed(
+        "nvvm", lambda self: "NVVM", lambda self: compile_ir(*args, **kwargs))(None)
+    library = cuda_codegen.CUDACodeLibrary
+    library.get_cubin = _timed("link to cubin", lambda self, *a, **k: self.name,
+                               library.get_cubin)
+
+
+def run_cuda(which: str) -> float:
+    import tempfile
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_precompile
+
+    os.environ.pop("CULE_PY_NO_CACHE", None)
+    os.environ["CULE_PY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cule_py_cuda_profile_")
+    start = time.perf_counter()
+    gpu_precompile._compile_one(which, (9, 0))
+    return time.perf_counter() - start
+
+
 def run(job: str) -> float:
     import numpy as np
+
+    if job.startswith("cuda:"):
+        return run_cuda(job.split(":", 1)[1])
 
     start = time.perf_counter()
     if job == "emulator":
@@ -128,11 +164,17 @@ def report(rows, wall, top=25) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("jobs", nargs="+", choices=("emulator", "vector"))
+    parser.add_argument("jobs", nargs="+", help="emulator, vector, or cuda:KERNEL")
     parser.add_argument("--json", help="write every record to this file")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
-    install()
+    if any(job.startswith("cuda:") for job in args.jobs):
+        if len(args.jobs) > 1:
+            raise SystemExit("a CUDA job runs alone (its process is set up for the GPU's types)")
+        os.environ.pop("CULE_PY_NO_CACHE", None)      # before cule_py reads it
+        install_cuda()
+    else:
+        install()
     for job in args.jobs:
         before = len(records)
         wall = run(job)

@@ -1,7 +1,6 @@
 """Compile cule_py's CUDA kernels on a machine WITHOUT a GPU into a cule_py kernel cache that a GPU
-machine loads instead of compiling (measured on the lent H100's host before the console was kept
-out of line on the GPU: drive_cuda 358 s and agent_reset_cuda 488 s, most of a 10-minute device
-command; since then 81-108 s each, all four at once on a 2-core VM), and strip each entry to its cubin.
+machine loads instead of compiling (about two minutes a console kernel on a 2-core VM), and strip
+each entry to its cubin.
 
     python tools/gpu_precompile.py --cache-dir .gpurun/pcache            # all kernels, cc 9.0
     python tools/gpu_precompile.py --cache-dir DIR --kernels drive flags --cc 9.0
@@ -11,7 +10,9 @@ named after the kernel sources and the numba version, and numba-cuda keys entrie
 runtime version and the compute capability). On the GPU machine: CULE_PY_CACHE_DIR=DIR, and, when
 its CUDA runtime version differs from this machine's, put tools/device_site on PYTHONPATH with
 CULE_PY_RUNTIME_KEY=<this machine's version, e.g. 13.5> (a cubin for the right architecture
-loads whatever runtime keyed it). Each kernel compiles in its own process, all at once.
+loads whatever runtime keyed it). The kernels compile in one process per core (--jobs), each
+process a group of about equal cost, so that a group's kernels share numba-cuda's typing and
+lowering of the helpers.
 
 How: the kernels are typed from a real batch whose power-on is skipped (numpy standing in for
 cupy, cule_py.testing.install_fake_cupy, so the field-major layouts are the ones the GPU backend
@@ -37,7 +38,22 @@ KERNELS = ("drive", "flags", "step", "step128", "step64", "observe", "reset", "f
            "lanes")
 
 
-def _compile_one(which: str, cc: tuple[int, int]) -> None:
+# Relative compile cost of each kernel (tools/compile_profile.py cuda:KERNEL): the console's
+# kernels about 1, the small ones next to nothing. The kernels of one process share numba-cuda's
+# typing and lowering of every helper, about a third of a console kernel's compile.
+COST = {"reset": 1.3, "drive": 1.0, "step": 1.0, "step128": 1.0, "step64": 1.0, "fill": 0.9,
+        "observe": 0.3, "flags": 0.05, "lanes": 0.02}
+
+
+def groups(kernels, jobs: int) -> list[list[str]]:
+    """`kernels` in `jobs` groups of about equal cost (the costliest first in each)."""
+    bins: list[list[str]] = [[] for _ in range(max(1, min(jobs, len(kernels))))]
+    for kernel in sorted(kernels, key=lambda k: -COST.get(k, 1.0)):
+        min(bins, key=lambda b: sum(COST.get(k, 1.0) for k in b)).append(kernel)
+    return [b for b in bins if b]
+
+
+def _compile_group(kernels: list[str], cc: tuple[int, int]) -> None:
     # `python tools/gpu_runbook prepare` runs this in a venv of the GPU machine's versions
     # without cule_py installed: this checkout's cule_py, then (gpu_warm) its tools folder.
     sys.path.insert(0, str(REPO))
@@ -63,15 +79,20 @@ def _compile_one(which: str, cc: tuple[int, int]) -> None:
     sys.path.insert(0, str(REPO / "tools"))
     from gpu_warm import kernel_and_arguments
 
-    kernel, args = kernel_and_arguments(which)
-    signature = tuple(numba.typeof(a) for a in args)
-    start = time.perf_counter()
-    compiled = cdisp._Kernel(kernel.py_func, signature, **kernel.targetoptions)
-    compiled._codelibrary.get_cubin()
-    kernel._cache.save_overload(signature, compiled)
-    print(f"{kernel.__name__}: compiled and linked for sm_{cc[0]}{cc[1]} in "
-          f"{time.perf_counter() - start:.0f} s (cache key: runtime {key[0]}, cc {cc})",
-          flush=True)
+    for which in kernels:
+        kernel, args = kernel_and_arguments(which)
+        signature = tuple(numba.typeof(a) for a in args)
+        start = time.perf_counter()
+        compiled = cdisp._Kernel(kernel.py_func, signature, **kernel.targetoptions)
+        compiled._codelibrary.get_cubin()
+        kernel._cache.save_overload(signature, compiled)
+        print(f"{kernel.__name__}: compiled and linked for sm_{cc[0]}{cc[1]} in "
+              f"{time.perf_counter() - start:.0f} s (cache key: runtime {key[0]}, cc {cc})",
+              flush=True)
+
+
+def _compile_one(which: str, cc: tuple[int, int]) -> None:
+    _compile_group([which], cc)
 
 
 def cuda_cache_entries(cache_dir: pathlib.Path) -> list[pathlib.Path]:
@@ -115,16 +136,23 @@ def main() -> int:
     parser.add_argument("--cache-dir", required=True)
     parser.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=KERNELS)
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 (H100/H200)")
-    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        help="processes compiling at once, each a group of kernels (default: "
+                             "this machine's cores)")
+    parser.add_argument("--group", help=argparse.SUPPRESS)
     args = parser.parse_args()
     cc = tuple(int(v) for v in args.cc.split("."))
     os.environ["CULE_PY_CACHE_DIR"] = str(pathlib.Path(args.cache_dir).resolve())
-    if args.one:
-        _compile_one(args.one, cc)
+    if args.group:
+        _compile_group(args.group.split(","), cc)
         return 0
+    start = time.perf_counter()
+    plan = groups(args.kernels, args.jobs)
     children = [subprocess.Popen([sys.executable, __file__, "--cache-dir", args.cache_dir,
-                                  "--cc", args.cc, "--one", k]) for k in args.kernels]
-    failed = [k for k, child in zip(args.kernels, children) if child.wait() != 0]
+                                  "--cc", args.cc, "--group", ",".join(g)]) for g in plan]
+    failed = [",".join(g) for g, child in zip(plan, children) if child.wait() != 0]
+    print(f"{len(args.kernels)} kernels in {len(plan)} processes: {time.perf_counter() - start:.0f} "
+          f"s wall", flush=True)
     strip_to_cubins(pathlib.Path(args.cache_dir))
     if failed:
         print(f"failed: {failed}", file=sys.stderr)

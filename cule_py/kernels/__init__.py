@@ -12,3 +12,4 @@ lives, game over).
 
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)
 from . import one_pass_codegen  # noqa: F401,E402  (before any kernel compiles: one LLVM pass each)
+from . import cuda_compile  # noqa: F401,E402  (one NVVM compile per CUDA kernel)

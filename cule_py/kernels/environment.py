@@ -28,7 +28,7 @@ from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
 from .state_tiles import console_row
-from .outlining import console_index, out_of_line
+from .outlining import in_line, out_of_line
 
 # params[]: per-batch constants.
 P_GAME_ID = 0          # game_logic id, or -1: no reward/terminal logic (unknown ROMs)
@@ -122,18 +122,19 @@ def turn_paddle(st, env, params, inputs, row):
 
 
 # Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline
-# into itself) is inlined at exactly one site, `run_console_frames`, which is kept out of line
-# (forceinline=False) and always called with the same argument types, so it exists once in the
-# machine code however many operations use it. Inlining it everywhere (the entry's
-# forceinline=True) made ~15 copies of the console and minutes of compile.
+# into itself) is inlined at exactly one site, `console_frames`, so that it exists once in the
+# machine code however many operations use it. On the GPU that site is `run_console_frames`,
+# kept out of line in each kernel; on the CPU `run_console_frames` calls the one copy of the
+# console that every kernel of the process shares (kernels/cpu_console.py). Inlining it
+# everywhere (the entry's forceinline=True) made ~15 copies of the console and minutes of
+# compile.
 
-@register_jitable(forceinline=False)
-def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
-                       plain):
+@register_jitable(forceinline=True)
+def console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames, plain):
     """`frames` frames. plain == 0: ALE's emulate(row): the action on the input pins (the
     paddle turned each frame), RomSettings::step after each frame; returns the last frame's
     reward. plain == 1: the inputs as they are, no step (PAL detection, a Select press)."""
-    out_of_line()
+    in_line()
     reward = np.int32(0)
     paddles = params[P_PADDLES] != 0 and plain == 0
     if not paddles and plain == 0:
@@ -148,18 +149,27 @@ def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row
     return reward
 
 
+@register_jitable(forceinline=False)
+def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
+                       plain):
+    """console_frames out of line (see above)."""
+    out_of_line()
+    return console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
+                          plain)
+
+
 @register_jitable
 def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
     """emulate(action, NOOP, frames): returns the reward of the last frame."""
-    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs,
-                              console_index(env), np.int32(row), np.int32(frames), np.int32(0))
+    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env,
+                              np.int32(row), np.int32(frames), np.int32(0))
 
 
 @register_jitable
 def frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
     """Frames with the inputs as they are and no RomSettings::step (PAL detection, Select)."""
-    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, console_index(env),
-                       np.int32(0), np.int32(frames), np.int32(1))
+    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(0),
+                       np.int32(frames), np.int32(1))
 
 
 @register_jitable
@@ -446,3 +456,7 @@ def drive_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, thres
         st = console_row(tiles, env)
         drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
                   shown, starting, rows, frames, rewards, env)
+
+
+# The CPU's run_console_frames: a call of the process's one compiled console.
+from . import cpu_console  # noqa: E402,F401

@@ -13,11 +13,10 @@ instruction, does nothing on the CPU (the jit options decide there, as before) a
 called as plain Python (numba's CUDA simulator).
 """
 
-import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.np.arrayobj import populate_array
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import intrinsic, overload
 
 
 def out_of_line() -> None:
@@ -40,6 +39,28 @@ def _mark_function_noinline_on_gpu(typingctx):
 def _out_of_line_jit():
     def impl():
         _mark_function_noinline_on_gpu()
+    return impl
+
+
+def in_line() -> None:
+    """Inline the calling device function into its callers on the GPU, as `forceinline=True`
+    does on the CPU (a function that exists to be called from one place on each target)."""
+
+
+@intrinsic
+def _mark_function_alwaysinline_on_gpu(typingctx):
+    def codegen(context, builder, signature, args):
+        function = builder.function
+        if builder.module.triple.startswith("nvptx") and "noinline" not in function.attributes:
+            function.attributes.add("alwaysinline")
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
+@overload(in_line, inline="always")
+def _in_line_jit():
+    def impl():
+        _mark_function_alwaysinline_on_gpu()
     return impl
 
 
@@ -96,21 +117,3 @@ def console_at(typingctx, address, dtype, shape):
         return array_value._getvalue()
     return array_type(address, dtype, shape), codegen
 
-
-# One console index type on the CPU.
-#
-# numba compiles a function once per argument types, and an out-of-line function exists once in
-# the machine code per compiled version. The CPU kernels' prange loops index consoles with
-# uint64 (numba's type for a prange index), the table's rows (kernels/reset_snapshot.py) come
-# from int64 arithmetic: without this, the whole console compiled twice in the reset kernel.
-
-@register_jitable
-def console_index(env):
-    """`env` as the type the out-of-line console is compiled for: uint64 on the CPU, unchanged on
-    the GPU (numba-cuda's thread index) and in Python (numba's CUDA simulator)."""
-    return env
-
-
-@overload(console_index, target="cpu")
-def _console_index_cpu(env):
-    return lambda env: np.uint64(env)
