@@ -17,6 +17,8 @@ and, in column INPUT_PADDLE_MOVE, how far the action turns player A's paddle eac
 The host builds it from the game's controllers and the difficulty switches.
 """
 
+from types import FunctionType
+
 import numpy as np
 from numba import cuda, njit, prange
 from numba.extending import register_jitable
@@ -28,7 +30,7 @@ from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
 from .state_tiles import console_row
-from .outlining import in_line, out_of_line
+from .outlining import out_of_line
 
 # params[]: per-batch constants.
 P_GAME_ID = 0          # game_logic id, or -1: no reward/terminal logic (unknown ROMs)
@@ -122,19 +124,18 @@ def turn_paddle(st, env, params, inputs, row):
 
 
 # Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline
-# into itself) is inlined at exactly one site, `console_frames`, so that it exists once in the
-# machine code however many operations use it. On the GPU that site is `run_console_frames`,
-# kept out of line in each kernel; on the CPU `run_console_frames` calls the one copy of the
-# console that every kernel of the process shares (kernels/cpu_console.py). Inlining it
-# everywhere (the entry's forceinline=True) made ~15 copies of the console and minutes of
-# compile.
+# into itself) is inlined at exactly one site, so that it exists once in the machine code however
+# many operations use it. On the GPU that site is `run_console_frames`, kept out of line in each
+# kernel and always called with the same argument types. On the CPU `run_console_frames` calls
+# the one copy of the console that every kernel of the process shares (kernels/cpu_console.py),
+# compiled from `console_frames`: the same body, inlined there. Inlining it everywhere (the
+# entry's forceinline=True) made ~15 copies of the console and minutes of compile.
 
-@register_jitable(forceinline=True)
-def console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames, plain):
+def _console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames, plain):
     """`frames` frames. plain == 0: ALE's emulate(row): the action on the input pins (the
     paddle turned each frame), RomSettings::step after each frame; returns the last frame's
     reward. plain == 1: the inputs as they are, no step (PAL detection, a Select press)."""
-    in_line()
+    out_of_line()
     reward = np.int32(0)
     paddles = params[P_PADDLES] != 0 and plain == 0
     if not paddles and plain == 0:
@@ -149,13 +150,21 @@ def console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, fr
     return reward
 
 
-@register_jitable(forceinline=False)
-def run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
-                       plain):
-    """console_frames out of line (see above)."""
-    out_of_line()
-    return console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames,
-                          plain)
+def _named(function, name):
+    """`function` under another name: one body registered twice with different jit options
+    (numba keys its overloads on the function object). The GPU's copy is then the very function
+    it compiled before the CPU's console moved into a shared cfunc: same IR, same registers."""
+    code = function.__code__.replace(co_name=name, co_qualname=name)
+    copy = FunctionType(code, function.__globals__, name, function.__defaults__,
+                        function.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = function.__doc__
+    return copy
+
+
+console_frames = register_jitable(forceinline=True)(_named(_console_frames, "console_frames"))
+run_console_frames = register_jitable(forceinline=False)(
+    _named(_console_frames, "run_console_frames"))
 
 
 @register_jitable

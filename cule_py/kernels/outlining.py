@@ -42,28 +42,6 @@ def _out_of_line_jit():
     return impl
 
 
-def in_line() -> None:
-    """Inline the calling device function into its callers on the GPU, as `forceinline=True`
-    does on the CPU (a function that exists to be called from one place on each target)."""
-
-
-@intrinsic
-def _mark_function_alwaysinline_on_gpu(typingctx):
-    def codegen(context, builder, signature, args):
-        function = builder.function
-        if builder.module.triple.startswith("nvptx") and "noinline" not in function.attributes:
-            function.attributes.add("alwaysinline")
-        return context.get_dummy_value()
-    return types.none(), codegen
-
-
-@overload(in_line, inline="always")
-def _in_line_jit():
-    def impl():
-        _mark_function_alwaysinline_on_gpu()
-    return impl
-
-
 # Passing one console to an out-of-line function by address (CPU).
 #
 # numba passes an array to a function it does not inline as its whole struct, one argument word
