@@ -5,12 +5,14 @@ their caps (tools/gpu_model.py, CAPS: a kernel may not use more registers nor sp
 
 They are compiled as the GPU backend compiles them (tools/gpu_model.compiled_kernel:
 numba-cuda's kernel path, link-time optimisation, the launch types of a GPU batch with numpy
-standing in for cupy), each in a child process (gpu_model.compiled_row says why); tests/test_gpu_model.py checks drive_cuda and
+standing in for cupy), in child processes (gpu_model.in_child says why); the capped steps are
+the step's compile linked under their caps (gpu_model.CAPPED_STEPS); tests/test_gpu_model.py checks drive_cuda and
 lives_and_flags_cuda the same way. The device query is stubbed as in tests/test_cuda_compile.py.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import pathlib
 import sys
@@ -29,6 +31,15 @@ pytestmark = [pytest.mark.cuda, pytest.mark.slow]
 from test_cuda_compile import _nvvm_missing_reason  # noqa: E402
 
 
+# The step and its capped twins from one compile (gpu_model.CAPPED_STEPS says why).
+_STEP_GROUP = ("step", *G.CAPPED_STEPS)
+
+
+@functools.cache
+def _step_rows() -> dict:
+    return G.compiled_rows(_STEP_GROUP)
+
+
 @pytest.mark.parametrize("which", ["step", "step128", "step64", "observe", "reset", "fill",
                                    "lanes"])
 def test_agent_kernels_compile_within_caps(which, capsys):
@@ -39,7 +50,7 @@ def test_agent_kernels_compile_within_caps(which, capsys):
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)
-    row = G.compiled_row(which)
+    row = _step_rows()[which] if which in _STEP_GROUP else G.compiled_row(which)
     calls = sum(f["calls"] for f in row["functions"].values())
     with capsys.disabled():
         print(f"\n  {row['kernel']}: {row['registers']} registers, "
@@ -48,6 +59,13 @@ def test_agent_kernels_compile_within_caps(which, capsys):
               f"{row['compile_s']:.0f} s, linked in {row['link_s']:.0f} s")
     # Linking failed outright while 150 KB of constant tables overflowed the 64 KB bank.
     assert G.check_caps(row) == []
+    if which in G.CAPPED_STEPS:
+        # Its row is the step's compile linked under the cap: true while the kernel is the
+        # step's body with that max_registers.
+        from cule_py.kernels import agent_step
+        kernel = getattr(agent_step, G.KERNELS[which])
+        assert kernel.targetoptions.get("max_registers") == G.CAPPED_STEPS[which]
+        assert kernel.py_func.__code__.co_code == agent_step.agent_step_cuda.py_func.__code__.co_code
     if G.find_nvdisasm():
         # One copy of the console however many places run frames (kernels/outlining.py): NVVM
         # inlined it at every site of the reset kernel before, 13.8 MB of PTX and 10 minutes.
