@@ -16,7 +16,8 @@ for the GPU: it launches on cupy's current stream and returns at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
 
 import numpy as np
 
@@ -30,14 +31,94 @@ from .kernels import layout as L
 __all__ = ["AtariEmulator", "EmulatorState"]
 
 
-@dataclass(frozen=True)
 class EmulatorState:
     """A snapshot of some consoles of one `AtariEmulator` (see `clone_state`): every row of
-    every array that makes a console, so a restored console replays exactly."""
+    every array that makes a console, RNGs included, so a restored console replays exactly.
 
-    md5: str
-    mask: np.ndarray           # which consoles the snapshot holds
-    arrays: dict[str, np.ndarray]
+    As ale-py's ALEState: `serialize()` gives bytes and `EmulatorState(those_bytes)` the state
+    back; two states are `==` when they hold the same consoles in the same state; pickling
+    stores the bytes. A state cloned on the GPU restores on the CPU and the other way round
+    (the arrays are the same rows on both; `serialize` copies them to the host)."""
+
+    #: The start of serialize()'s bytes; the digit is the format's version.
+    MAGIC = b"cule_py state 1\n"
+
+    def __init__(self, md5, mask=None, arrays=None):
+        if isinstance(md5, (bytes, bytearray, memoryview)) and mask is None and arrays is None:
+            md5, mask, arrays = _parse_state(bytes(md5))
+        if mask is None or arrays is None:
+            raise TypeError("EmulatorState(md5, mask, arrays), or EmulatorState(bytes) with "
+                            "the bytes of serialize()")
+        self.md5 = str(md5)
+        self.mask = np.asarray(mask, np.bool_)
+        self.arrays = dict(arrays)
+
+    def serialize(self) -> bytes:
+        """The state as bytes (host copies of every array), for files and other processes."""
+        host = {name: np.ascontiguousarray(_host(array)) for name, array in self.arrays.items()}
+        header = {"md5": self.md5, "layout": _layout_digest(),
+                  "mask": np.flatnonzero(self.mask).tolist(), "num_envs": len(self.mask),
+                  "arrays": [[name, a.dtype.str, list(a.shape)] for name, a in host.items()]}
+        head = json.dumps(header).encode()
+        return b"".join([self.MAGIC, len(head).to_bytes(4, "little"), head,
+                         *(a.tobytes() for a in host.values())])
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, EmulatorState):
+            return NotImplemented
+        return (self.md5 == other.md5 and np.array_equal(self.mask, other.mask)
+                and self.arrays.keys() == other.arrays.keys()
+                and all(np.array_equal(_host(a), _host(other.arrays[name]))
+                        for name, a in self.arrays.items()))
+
+    __hash__ = None          # mutable arrays: not a dict key
+
+    def __reduce__(self):
+        return EmulatorState, (self.serialize(),)
+
+    def __repr__(self) -> str:
+        return (f"EmulatorState(md5={self.md5!r}, consoles={np.flatnonzero(self.mask).tolist()} "
+                f"of {len(self.mask)})")
+
+
+def _host(array) -> np.ndarray:
+    return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) \
+        else np.asarray(array)
+
+
+def _layout_digest() -> str:
+    """Names and values of the state row's fields: a state serialized by a cule_py whose row
+    differs is refused, not restored wrongly."""
+    fields = sorted((name, value) for name, value in vars(L).items()
+                    if name.isupper() and isinstance(value, int) and not isinstance(value, bool))
+    return hashlib.sha256(repr(fields).encode()).hexdigest()[:16]
+
+
+def _parse_state(blob: bytes):
+    magic = EmulatorState.MAGIC
+    if not blob.startswith(magic):
+        raise ValueError("these bytes are not an EmulatorState from EmulatorState.serialize() "
+                         "(of this version of cule_py)")
+    at = len(magic) + 4
+    size = int.from_bytes(blob[len(magic):at], "little")
+    header = json.loads(blob[at:at + size])
+    if header["layout"] != _layout_digest():
+        raise ValueError("this state was serialized by a cule_py whose console state differs "
+                         "from this one's: restore it with the version that saved it")
+    mask = np.zeros(header["num_envs"], np.bool_)
+    mask[header["mask"]] = True
+    at += size
+    described = [(name, np.dtype(dtype), tuple(shape)) for name, dtype, shape in header["arrays"]]
+    expected = at + sum(dtype.itemsize * int(np.prod(shape)) for _, dtype, shape in described)
+    if expected != len(blob):
+        raise ValueError(f"EmulatorState bytes: {len(blob)} bytes where its header describes "
+                         f"{expected} (truncated or corrupt)")
+    arrays = {}
+    for name, dtype, shape in described:
+        array = np.frombuffer(blob, dtype, int(np.prod(shape)), at).reshape(shape)
+        arrays[name] = array.copy()
+        at += array.nbytes
+    return header["md5"], mask, arrays
 
 
 class AtariEmulator:
@@ -192,30 +273,52 @@ class AtariEmulator:
 
     # -- snapshots --------------------------------------------------------------------------------
     _SNAPSHOT = ("state", "memory", "frame_buffers", "logic", "env_rng")
+    # What ALE's environment keeps when a state is restored: the last action and paddle
+    # strength, which a sticky action repeats, belong to it and not to an ALEState (and the
+    # screens, which are the TIA's output, not its state).
+    _LAST_ACTION = [L.ENV_STICKY_ACTION, L.ENV_PADDLE_DELTA, L.ENV_PADDLE_REQUEST]
 
-    def clone_state(self, mask=None) -> EmulatorState:
+    def clone_state(self, mask=None, include_rng: bool = True) -> EmulatorState:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
-        both screen buffers, game logic, both RNG positions."""
+        both screen buffers, game logic, the sticky action, and (include_rng) the position of
+        the environment's RNG, which sticky actions draw from."""
         mask = self._batch._mask(mask).copy()
         rows = self._batch.rows(mask)
         arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[rows])
-                  for name in self._SNAPSHOT}
+                  for name in self._SNAPSHOT if include_rng or name != "env_rng"}
         return EmulatorState(self._batch.rom.md5, mask, arrays)
 
-    def restore_state(self, state: EmulatorState, mask=None) -> None:
-        """Put back the consoles of `state` (or those of them where `mask` is true)."""
+    def restore_state(self, state: EmulatorState, mask=None, as_ale: bool = False) -> None:
+        """Put back the consoles of `state` (or those of them where `mask` is true); their RNG
+        positions too where the state holds them. as_ale: only what ALE's restoreState puts
+        back; each console keeps its screens (until its next frame) and the action and paddle
+        strength it last played."""
         if not isinstance(state, EmulatorState):
             raise TypeError(f"state must come from clone_state, got {type(state).__name__}")
         if state.md5 != self._batch.rom.md5 or state.mask.shape != (self.num_envs,):
             raise ValueError("this state was cloned from another game or batch size")
+        missing = [name for name in self._SNAPSHOT
+                   if name not in state.arrays and name != "env_rng"]
+        if missing:
+            raise ValueError(f"this state lacks the consoles' {', '.join(missing)}")
         mask = state.mask if mask is None else self._batch._mask(mask)
         if (mask & ~state.mask).any():
             raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "
                              f"in this state")
-        picked = self._batch.rows(mask[state.mask])   # of the snapshot's rows, these
+        picked = np.flatnonzero(mask[state.mask])     # of the snapshot's rows, these
         rows = self._batch.rows(mask)
         for name in self._SNAPSHOT:
-            getattr(self._batch, name)[rows] = state.arrays[name][picked]
+            if name not in state.arrays or (as_ale and name == "frame_buffers"):
+                continue
+            saved = state.arrays[name]
+            if self._batch.gpu is not None and not isinstance(saved, np.ndarray):
+                saved = saved[self._batch.to_device(picked)]
+            else:       # host rows (a CPU state, or one from bytes): moved to this device
+                saved = self._batch.to_device(np.ascontiguousarray(_host(saved)[picked]))
+            if name == "state" and as_ale:
+                fields = self._batch.to_device(np.array(self._LAST_ACTION))
+                saved[:, fields] = self._batch.state[rows][:, fields]
+            getattr(self._batch, name)[rows] = saved
 
     def __repr__(self) -> str:
         return (f"AtariEmulator({self.game.rom_id!r}, num_envs={self.num_envs}, "

@@ -342,11 +342,21 @@ class ALEInterfaceView:
         import ale_py
         return [ale_py.Action(int(a)) for a in self._emu.game.legal_actions]
 
-    def cloneState(self) -> EmulatorState:
-        return self._emu.clone_state()
+    def cloneState(self, include_rng: bool = False) -> EmulatorState:
+        """The console's state, as ALE's: with the sticky actions' RNG only if include_rng."""
+        return self._emu.clone_state(include_rng=include_rng)
 
     def restoreState(self, state: EmulatorState) -> None:
-        self._emu.restore_state(state)
+        """As ALE's: the RNG where the state holds it; the screen and the last action played
+        stay the env's."""
+        self._emu.restore_state(state, as_ale=True)
+
+    def cloneSystemState(self) -> EmulatorState:
+        """ale-py's older name for cloneState(include_rng=True)."""
+        return self._emu.clone_state(include_rng=True)
+
+    def restoreSystemState(self, state: EmulatorState) -> None:
+        self._emu.restore_state(state, as_ale=True)
 
 
 class AtariEnv(gymnasium.Env):
@@ -501,13 +511,32 @@ class AtariEnv(gymnasium.Env):
     def get_action_meanings(self) -> list[str]:
         return [Action(int(a)).name for a in self._action_set]
 
-    def clone_state(self, include_rng: bool = True) -> EmulatorState:
-        """The console's whole state. It always holds the RNGs (as ale-py's include_rng=True):
-        include_rng=False is accepted for compatibility and changes nothing."""
-        return self.emulator.clone_state()
+    def get_keys_to_action(self) -> dict[tuple[str, ...], int]:
+        """The keyboard for human play, as ale-py maps it (gymnasium.utils.play.play reads it):
+        w, s, a, d for up, down, left, right, space for fire, e for no-op; each key tuple
+        (vertical, horizontal, fire, in that order) gives the action's index in the action
+        set."""
+        if self.continuous:
+            raise AttributeError("get_keys_to_action can't be provided for an env with "
+                                 "continuous=True: make it with continuous=False to play it "
+                                 "with the keyboard")
+        keys = {}
+        for index, name in enumerate(self.get_action_meanings()):
+            pressed = tuple(key for part, key in (("UP", "w"), ("DOWN", "s"), ("LEFT", "a"),
+                                                  ("RIGHT", "d"), ("FIRE", " "))
+                            if part in name)
+            keys[pressed or ("e",)] = index
+        return keys
+
+    def clone_state(self, include_rng: bool = False) -> EmulatorState:
+        """The console's state, as ale-py's: with the sticky actions' RNG only if include_rng
+        (give True to reproduce a run exactly)."""
+        return self.emulator.clone_state(include_rng=include_rng)
 
     def restore_state(self, state: EmulatorState) -> None:
-        self.emulator.restore_state(state)
+        """As ale-py's: the RNG where the state holds it; the screen and the last action played
+        stay the env's."""
+        self.emulator.restore_state(state, as_ale=True)
 
 
 def make(env_id: str, **kwargs: Any) -> gymnasium.Env:

@@ -558,9 +558,10 @@ class AtariVectorEnv(VectorEnv):
             raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
         if not mask.all():
             if self.batch_size != self.num_envs:
-                raise ValueError(f"partial resets (reset_mask) need batch_size == num_envs "
-                                 f"(this env: batch_size={self.batch_size}, num_envs="
-                                 f"{self.num_envs}), as ale-py")
+                raise ValueError(f"a partial reset (reset_mask) is not supported in async "
+                                 f"mode, where batch_size < num_envs (got batch_size="
+                                 f"{self.batch_size}, num_envs={self.num_envs}): reset every "
+                                 f"console, or make the env with batch_size == num_envs")
             if not self._started:
                 raise RuntimeError(f"the first reset() must reset every console (reset_mask "
                                    f"selects {int(mask.sum())} of {self.num_envs})")

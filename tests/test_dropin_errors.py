@@ -218,3 +218,22 @@ def test_cule_py_errors_are_also_the_natural_python_classes():
     err = _ours("e = V('pong', 2); e.reset(seed=0); e.step(np.zeros(3, np.int64))")
     assert isinstance(err, ValueError) and "shape (2,)" in str(err)
     assert isinstance(_ours("S('pong', obs_type='bogus')"), gymnasium.error.Error)
+
+
+def test_async_partial_reset_names_the_mode_as_ale_py_does():
+    """ale-py's users (and its own vector suite) match the async partial reset's message on the
+    phrase "batch_size < num_envs": the same phrase, and the two sizes, as ale-py gives them."""
+    ale_vector = pytest.importorskip("ale_py.vector_env")
+    mask = {"reset_mask": np.array([True, False, True, False])}
+    messages = []
+    for make_env in (ale_vector.AtariVectorEnv, AtariVectorEnv):
+        env = make_env("pong", 4, batch_size=2)
+        env.reset(seed=0)
+        with pytest.raises(ValueError) as raised:
+            env.reset(options=mask)
+        messages.append(str(raised.value))
+        env.close()
+    theirs, ours = messages
+    for phrase in ("batch_size < num_envs", "batch_size=2, num_envs=4"):
+        assert phrase in theirs, f"ale-py's message changed: {theirs!r}"
+        assert phrase in ours, ours

@@ -66,6 +66,15 @@ PARTS = {
     cpu.reset(mask)
     same(gpu.ram(), cpu.ram(), "ram after masked reset")
     same(gpu.screen(), cpu.screen(), "screen after masked reset")
+    # States cross devices: the GPU's bytes onto a fresh CPU batch, the CPU's state onto the GPU.
+    other = cule_py.AtariEmulator("pong", 2, device="cpu", seed=9)
+    other.restore_state(cule_py.EmulatorState(gpu.clone_state().serialize()))
+    actions = np.array([2, 3], np.int64)
+    same(other.act(actions), gpu.act(cupy.asarray(actions)), "reward, the GPU's state on the CPU")
+    same(other.ram(), gpu.ram(), "ram, the GPU's state run on on the CPU")
+    same(other.screen(), gpu.screen(), "screen, the GPU's state run on on the CPU")
+    gpu.restore_state(cpu.clone_state())
+    assert gpu.clone_state() == cpu.clone_state(), "the CPU's state on the GPU"
     # An out-of-range id on the device is not read back at once: that call (once the GPU has
     # caught up, always here) or the next one reports it.
     try:

@@ -1,0 +1,138 @@
+"""The single env as ale-py's users drive it: system states (clone, restore, bytes, equality,
+pickles), the keyboard map that gymnasium's play() reads, and play() itself, each against ale-py
+live where ale-py has the same call."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from cule_py import EmulatorState
+from cule_py.gym_env import AtariEnv
+
+ale_env = pytest.importorskip("ale_py.env")
+
+pytestmark = pytest.mark.live_ale
+
+
+@pytest.mark.parametrize("game, kwargs", [("ms_pacman", {}), ("pong", {}), ("breakout", {}),
+                                          ("tetris", {"full_action_space": True})])
+def test_keys_to_action_as_ale_py(game, kwargs):
+    ours = AtariEnv(game, **kwargs)
+    theirs = ale_env.AtariEnv(game, **kwargs)
+    assert ours.get_keys_to_action() == theirs.get_keys_to_action()
+    ours.close()
+    theirs.close()
+
+
+def test_keys_to_action_refused_for_continuous_actions():
+    env = AtariEnv("ms_pacman", continuous=True)
+    with pytest.raises(AttributeError, match="`?get_keys_to_action`? can't be provided"):
+        env.get_keys_to_action()
+
+
+# How code reaches the state: ALEInterface's calls, and the env's own (ale-py's defaults: no RNG).
+STATE_CALLS = {
+    "ale.cloneState": (lambda env: env.unwrapped.ale.cloneState(),
+                       lambda env, state: env.unwrapped.ale.restoreState(state)),
+    "ale.cloneState(include_rng=True)": (
+        lambda env: env.unwrapped.ale.cloneState(include_rng=True),
+        lambda env, state: env.unwrapped.ale.restoreState(state)),
+    "ale.cloneSystemState": (lambda env: env.unwrapped.ale.cloneSystemState(),
+                             lambda env, state: env.unwrapped.ale.restoreSystemState(state)),
+    "env.clone_state": (lambda env: env.unwrapped.clone_state(),
+                        lambda env, state: env.unwrapped.restore_state(state)),
+}
+
+
+@pytest.mark.parametrize("calls", list(STATE_CALLS))
+@pytest.mark.parametrize("seed", [3, 4])
+def test_clone_and_restore_as_ale_py(calls, seed):
+    """Clone, play on with other actions, restore, play the same actions again: the same
+    screens, rewards and flags as ale-py at every frame. With sticky actions (0.5 here) that
+    holds only if the RNG comes back exactly when the state holds it, and the screen and the
+    last action played stay the env's, as in ALE."""
+    clone, restore = STATE_CALLS[calls]
+    kwargs = dict(frameskip=1, repeat_action_probability=0.5)
+    envs = [AtariEnv("breakout", **kwargs),
+            ale_env.AtariEnv("breakout", **kwargs)]
+    actions = np.random.default_rng(seed).integers(0, envs[0].action_space.n, 160)
+    for env in envs:
+        env.reset(seed=seed)
+
+    def play(actions, what):
+        for k, action in enumerate(actions):
+            outcomes = [env.step(int(action)) for env in envs]
+            np.testing.assert_array_equal(outcomes[0][0], outcomes[1][0], f"{what} {k}")
+            assert outcomes[0][1:4] == outcomes[1][1:4], (what, k)
+
+    play(actions[:40], "before the clone")
+    states = [clone(env) for env in envs]
+    play(actions[40:100], "after the clone")
+    for env, state in zip(envs, states):
+        restore(env, state)
+    for read in ("getRAM", "getScreenRGB"):       # ALE keeps its screen until the next frame
+        np.testing.assert_array_equal(getattr(envs[0].unwrapped.ale, read)(),
+                                      getattr(envs[1].unwrapped.ale, read)(), read)
+    play(actions[100:], "after the restore")
+
+
+def test_state_bytes_pickles_and_equality():
+    env = AtariEnv("montezuma_revenge", frameskip=1, repeat_action_probability=0.25)
+    env.reset(seed=1)
+    for _ in range(30):
+        env.step(env.action_space.sample())
+    state = env.unwrapped.ale.cloneState()
+    blob = state.serialize()
+    assert isinstance(blob, bytes)
+    assert EmulatorState(blob) == state
+    assert pickle.loads(pickle.dumps(state)) == state
+    assert state == env.clone_state()          # nothing ran in between
+    ram_then = env.unwrapped.ale.getRAM().copy()
+    obs_then = env.step(3)[0]
+    assert env.clone_state() != state
+
+    other = AtariEnv("montezuma_revenge", frameskip=1, repeat_action_probability=0.25)
+    other.reset(seed=9)
+    other.unwrapped.ale.restoreState(EmulatorState(blob))
+    np.testing.assert_array_equal(other.unwrapped.ale.getRAM(), ram_then)
+    np.testing.assert_array_equal(other.step(3)[0], obs_then)
+
+    with pytest.raises(ValueError, match="not an EmulatorState"):
+        EmulatorState(b"something else")
+    with pytest.raises(ValueError, match="truncated or corrupt"):
+        EmulatorState(blob[:-1])
+    pong = AtariEnv("pong")
+    pong.reset(seed=0)
+    with pytest.raises(ValueError, match="another game"):
+        pong.unwrapped.ale.restoreState(state)
+
+
+def test_gymnasium_play_runs_headless():
+    """gymnasium.utils.play.play on a cule_py env, with SDL's dummy video driver: it reads the
+    keyboard map, steps the env and shows its frames until the window is closed."""
+    pytest.importorskip("pygame", reason="gymnasium's play() needs pygame (the test extra)")
+    code = textwrap.dedent("""
+        import os
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        import pygame
+        from gymnasium.utils.play import play
+        import cule_py
+        env = cule_py.make("ALE/Pong-v5", render_mode="rgb_array")
+        frames = []
+        def callback(obs, next_obs, action, reward, terminated, truncated, info):
+            frames.append(action)
+            if len(frames) == 30:
+                pygame.event.post(pygame.event.Event(pygame.QUIT))
+        play(env, callback=callback, fps=1000)
+        print("played", len(frames), flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "played 30" in done.stdout, done.stdout + done.stderr[-2000:]
