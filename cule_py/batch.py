@@ -34,7 +34,7 @@ from .errors import InvalidModeError
 from ._threads import numba_threads, resolve_threads
 from .kernels import cart, cpu_console
 from .kernels import environment as env_kernel
-from .kernels import game_logic, mt19937
+from .kernels import game_logic, mt19937, tia_sound
 from .kernels import layout as L
 from .kernels.warp_schedule import SCHEDULES
 
@@ -152,12 +152,14 @@ class ConsoleBatch:
     repeat_action_probability: ALE's sticky-action probability.
     max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
     device:     "cpu", "cuda" or "cuda:N" (see the module doc).
+    sound:      run the sound generator at the end of each act frame (ALE's sound_obs;
+                kernels/tia_sound.py); off, it costs one test a frame.
     """
 
     def __init__(self, game, num_envs: int, mode: int | None = None,
                  difficulty: int | None = None, env_seed=0,
                  repeat_action_probability: float = 0.0, max_num_frames_per_episode: int = 0,
-                 device: str = "cpu", power_on: bool = True):
+                 device: str = "cpu", power_on: bool = True, sound: bool = False):
         where = parse_device(device)
         # On the GPU: cupy arrays, field-major, and the launch plumbing (None on the CPU).
         self.gpu = GpuArrays(where.index) if where.kind == "cuda" else None
@@ -221,6 +223,8 @@ class ConsoleBatch:
             self._params[env_kernel.P_PADDLE_MIN] = paddles.resistance_min
             self._params[env_kernel.P_PADDLE_MAX] = paddles.resistance_max
         self._params[env_kernel.P_MAX_FRAMES] = int(max_num_frames_per_episode)
+        self.sound = bool(sound)
+        self._params[env_kernel.P_SOUND] = int(self.sound)
         self._input_tables: dict[int, np.ndarray] = {}
         self._selection = game_modes.selection(self.game, self.game.default_mode)
         self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
@@ -322,6 +326,9 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[rows] = 0
         st[where, L.SYSTEM_RNG_POSITION] = 129
+        # ALE's loadROM makes its sound object anew; no reset touches it (kernels/tia_sound.py).
+        for field, value in zip(tia_sound.SOUND_FIELDS, tia_sound.SOUND_AT_START):
+            st[where, field] = value
         st[where, L.GPU_SCHEDULE] = gpu_schedule()
         st[where, L.GPU_DRAW_AT_WSYNC] = gpu_draw_at_wsync()
         self.cart_ram[rows] = 0      # ALE's cartridges take their RAM's draws at System resets

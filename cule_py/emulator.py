@@ -27,6 +27,7 @@ from .batch import ConsoleBatch
 from .games import Game
 from .roms import load_rom
 from .kernels import layout as L
+from .kernels import tia_sound
 
 __all__ = ["AtariEmulator", "EmulatorState"]
 
@@ -134,12 +135,13 @@ class AtariEmulator:
     settings: for a ROM file ALE does not know by md5, the rom id whose settings to use.
     allow_unknown: run a ROM that is none of ALE's games, with default settings and no reward,
             lives or game over (its scheme is detected from size and signatures).
+    sound:  emulate the TIA's audio as ALE's sound_obs does; `sound()` reads it.
     """
 
     def __init__(self, game, num_envs: int, device: str = "cpu", seed: int | None = None,
                  repeat_action_probability: float = 0.0, mode: int | None = None,
                  difficulty: int | None = None, max_num_frames_per_episode: int = 0,
-                 settings: str | None = None, allow_unknown: bool = False):
+                 settings: str | None = None, allow_unknown: bool = False, sound: bool = False):
         parse_device(device)               # a bad string fails before the ROM is read
         self.device = device
         if seed is None:
@@ -157,7 +159,7 @@ class AtariEmulator:
         self._batch = ConsoleBatch(rom, num_envs, env_seed=self.seed + np.arange(num_envs),
                                    repeat_action_probability=repeat_action_probability,
                                    max_num_frames_per_episode=max_num_frames_per_episode,
-                                   device=device)
+                                   device=device, sound=sound)
         self.xp = self._batch.xp
         if mode is not None:
             self._batch.set_mode(mode)
@@ -263,6 +265,19 @@ class AtariEmulator:
         """(num_envs,) bool: ALE's game_truncated() (the frame budget is spent)."""
         return self._batch.flags()[2]
 
+    def sound(self) -> np.ndarray:
+        """(num_envs, 512) uint8: ALE's getAudio() of each console, the sound of its last act
+        frame (all zeros before its first); needs sound=True at construction."""
+        if not self._batch.sound:
+            raise RuntimeError("this emulator runs no sound: make it with sound=True")
+        fields = (L.SOUND_LAST_CHANNEL0, L.SOUND_LAST_CHANNEL1, L.SOUND_LAST_REGISTERS0,
+                  L.SOUND_LAST_REGISTERS1)
+        rows = np.stack([self._batch.host(self._batch.state[:, f]) for f in fields], axis=1)
+        out = np.empty((self.num_envs, tia_sound.SAMPLES_PER_FRAME), np.uint8)
+        tia_sound.samples_of_last_frame(np.ascontiguousarray(rows[:, :2]),
+                                        np.ascontiguousarray(rows[:, 2:]), out)
+        return self._batch.to_device(out)
+
     def frame_number(self) -> np.ndarray:
         """(num_envs,) int64: frames played through act since power-on (ALE's getFrameNumber)."""
         return self._batch.state[:, L.ENV_FRAME_NUMBER].astype(np.int64)
@@ -274,9 +289,12 @@ class AtariEmulator:
     # -- snapshots --------------------------------------------------------------------------------
     _SNAPSHOT = ("state", "memory", "frame_buffers", "logic", "env_rng")
     # What ALE's environment keeps when a state is restored: the last action and paddle
-    # strength, which a sticky action repeats, belong to it and not to an ALEState (and the
-    # screens, which are the TIA's output, not its state).
-    _LAST_ACTION = [L.ENV_STICKY_ACTION, L.ENV_PADDLE_DELTA, L.ENV_PADDLE_REQUEST]
+    # strength, which a sticky action repeats, the sound generator and the last frame's sound
+    # belong to it and not to an ALEState (so do the screens, the TIA's output).
+    _KEPT_BY_ALE_RESTORE = [L.ENV_STICKY_ACTION, L.ENV_PADDLE_DELTA, L.ENV_PADDLE_REQUEST,
+                            *tia_sound.SOUND_FIELDS, L.SOUND_LAST_CHANNEL0,
+                            L.SOUND_LAST_CHANNEL1, L.SOUND_LAST_REGISTERS0,
+                            L.SOUND_LAST_REGISTERS1]
 
     def clone_state(self, mask=None, include_rng: bool = True) -> EmulatorState:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
@@ -291,8 +309,8 @@ class AtariEmulator:
     def restore_state(self, state: EmulatorState, mask=None, as_ale: bool = False) -> None:
         """Put back the consoles of `state` (or those of them where `mask` is true); their RNG
         positions too where the state holds them. as_ale: only what ALE's restoreState puts
-        back; each console keeps its screens (until its next frame) and the action and paddle
-        strength it last played."""
+        back; each console keeps its screens (until its next frame), the action and paddle
+        strength it last played, and its sound (registers, generators, last frame's samples)."""
         if not isinstance(state, EmulatorState):
             raise TypeError(f"state must come from clone_state, got {type(state).__name__}")
         if state.md5 != self._batch.rom.md5 or state.mask.shape != (self.num_envs,):
@@ -316,7 +334,7 @@ class AtariEmulator:
             else:       # host rows (a CPU state, or one from bytes): moved to this device
                 saved = self._batch.to_device(np.ascontiguousarray(_host(saved)[picked]))
             if name == "state" and as_ale:
-                fields = self._batch.to_device(np.array(self._LAST_ACTION))
+                fields = self._batch.to_device(np.array(self._KEPT_BY_ALE_RESTORE))
                 saved[:, fields] = self._batch.state[rows][:, fields]
             getattr(self._batch, name)[rows] = saved
 

@@ -30,6 +30,7 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from . import continuous as continuous_
 from ._device import gpu_available, parse_device, require_cuda
 from .emulator import AtariEmulator, EmulatorState
+from .kernels import tia_sound
 from .errors import (ActionOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
                      UnknownEnvIdError)
 from .games import Action
@@ -324,6 +325,10 @@ class ALEInterfaceView:
     def getScreenGrayscale(self) -> np.ndarray:
         return self._emu.screen_grayscale()[0]
 
+    def getAudio(self) -> np.ndarray:
+        """The last act frame's 512 sound samples (an env made with sound_obs=True)."""
+        return self._emu.sound()[0]
+
     def getScreenDims(self) -> tuple[int, int]:
         return tuple(self._emu.screen().shape[1:3])
 
@@ -365,7 +370,8 @@ class AtariEnv(gymnasium.Env):
     seeding (reset(seed) reseeds and reloads the ROM), observations, rewards, flags and info.
 
     continuous=True: actions are float32 (radius, theta, fire), as ale-py's (cule_py/continuous.py).
-    Not supported (clear errors): render_mode="human", sound_obs=True.
+    sound_obs=True: observations are {"image": ..., "sound": 512 uint8 samples of the step's
+    last frame}, as ale-py's. Not supported (a clear error): render_mode="human".
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
@@ -383,14 +389,13 @@ class AtariEnv(gymnasium.Env):
         if render_mode not in (None, "rgb_array"):
             raise InvalidArgumentError(f"render_mode={render_mode!r} is not supported: cule_py renders "
                              f"render_mode='rgb_array' (no window, no sound) or None")
-        if sound_obs:
-            raise NotImplementedError("sound_obs is not supported: cule_py emulates no audio")
         if not 0.0 <= float(repeat_action_probability) <= 1.0:
             raise ValueError(f"repeat_action_probability must be in [0, 1], got "
                              f"{repeat_action_probability}")
         self._game = game
         self._mode, self._difficulty = mode, difficulty
         self._obs_type = obs_type
+        self.sound_obs = bool(sound_obs)
         self._sticky = float(repeat_action_probability)
         # ALE's max_num_frames_per_episode defaults to 0: no truncation.
         self._max_frames = 0 if max_num_frames_per_episode is None else int(max_num_frames_per_episode)
@@ -408,6 +413,10 @@ class AtariEnv(gymnasium.Env):
         height = self.emulator.screen().shape[1]
         shape = {"ram": (128,), "grayscale": (height, 160), "rgb": (height, 160, 3)}[obs_type]
         self.observation_space = spaces.Box(0, 255, shape, np.uint8)
+        if self.sound_obs:
+            self.observation_space = spaces.Dict(
+                image=self.observation_space,
+                sound=spaces.Box(0, 255, (tia_sound.SAMPLES_PER_FRAME,), np.uint8))
         self.ale = ALEInterfaceView(self)
 
     @staticmethod
@@ -442,7 +451,8 @@ class AtariEnv(gymnasium.Env):
         self.emulator = AtariEmulator(self._game, 1, seed=self._ale_seed,
                                       repeat_action_probability=self._sticky,
                                       mode=self._mode, difficulty=self._difficulty,
-                                      max_num_frames_per_episode=self._max_frames)
+                                      max_num_frames_per_episode=self._max_frames,
+                                      sound=self.sound_obs)
 
     # -- the gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -496,12 +506,16 @@ class AtariEnv(gymnasium.Env):
                                        f"(this env has render_mode={self.render_mode!r})")
         return self.emulator.screen_rgb()[0]
 
-    def _get_obs(self) -> np.ndarray:
+    def _get_obs(self):
         if self._obs_type == "ram":
-            return self.emulator.ram()[0]
-        if self._obs_type == "rgb":
-            return self.emulator.screen_rgb()[0]
-        return self.emulator.screen_grayscale()[0]
+            image = self.emulator.ram()[0]
+        elif self._obs_type == "rgb":
+            image = self.emulator.screen_rgb()[0]
+        else:
+            image = self.emulator.screen_grayscale()[0]
+        if self.sound_obs:
+            return {"image": image, "sound": self.emulator.sound()[0]}
+        return image
 
     def _get_info(self) -> dict[str, int]:
         return {"lives": int(self.emulator.lives()[0]),

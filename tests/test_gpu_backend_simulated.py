@@ -43,9 +43,12 @@ PRELUDE = textwrap.dedent("""
 # Three children, run at once (the simulator is single-threaded, CI has two cores).
 PARTS = {
     "emulator": textwrap.dedent("""
-    # AtariEmulator: loadROM, frames with device-array actions, snapshots, a masked reset.
-    gpu = cule_py.AtariEmulator("pong", 2, device="cuda", seed=3, repeat_action_probability=0.25)
-    cpu = cule_py.AtariEmulator("pong", 2, device="cpu", seed=3, repeat_action_probability=0.25)
+    # AtariEmulator: loadROM, frames with device-array actions and sound, snapshots, a masked
+    # reset.
+    gpu = cule_py.AtariEmulator("pong", 2, device="cuda", seed=3, repeat_action_probability=0.25,
+                                sound=True)
+    cpu = cule_py.AtariEmulator("pong", 2, device="cpu", seed=3, repeat_action_probability=0.25,
+                                sound=True)
     assert gpu._batch.gpu is not None and cpu._batch.gpu is None
     same(gpu.ram(), cpu.ram(), "ram after loadROM")
     for frame in range(3):
@@ -57,6 +60,7 @@ PARTS = {
         same(gpu.lives(), cpu.lives(), f"lives {frame}")
         same(gpu.game_over(), cpu.game_over(), f"game over {frame}")
         same(gpu.frame_number(), cpu.frame_number(), f"frame number {frame}")
+        same(gpu.sound(), cpu.sound(), f"sound {frame}")
     snapshot = gpu.clone_state()
     gpu.act(np.array([1, 1]))
     gpu.restore_state(snapshot)

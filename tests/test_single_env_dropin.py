@@ -51,14 +51,15 @@ STATE_CALLS = {
 
 
 @pytest.mark.parametrize("calls", list(STATE_CALLS))
-@pytest.mark.parametrize("seed", [3, 4])
-def test_clone_and_restore_as_ale_py(calls, seed):
+@pytest.mark.parametrize("seed, sound", [(3, False), (4, False), (5, True)])
+def test_clone_and_restore_as_ale_py(calls, seed, sound):
     """Clone, play on with other actions, restore, play the same actions again: the same
     screens, rewards and flags as ale-py at every frame. With sticky actions (0.5 here) that
     holds only if the RNG comes back exactly when the state holds it, and the screen and the
-    last action played stay the env's, as in ALE."""
+    last action played stay the env's, as in ALE; with sound_obs, the sound too (a restore
+    leaves ALE's sound as it is)."""
     clone, restore = STATE_CALLS[calls]
-    kwargs = dict(frameskip=1, repeat_action_probability=0.5)
+    kwargs = dict(frameskip=1, repeat_action_probability=0.5, sound_obs=sound)
     envs = [AtariEnv("breakout", **kwargs),
             ale_env.AtariEnv("breakout", **kwargs)]
     actions = np.random.default_rng(seed).integers(0, envs[0].action_space.n, 160)
@@ -68,7 +69,12 @@ def test_clone_and_restore_as_ale_py(calls, seed):
     def play(actions, what):
         for k, action in enumerate(actions):
             outcomes = [env.step(int(action)) for env in envs]
-            np.testing.assert_array_equal(outcomes[0][0], outcomes[1][0], f"{what} {k}")
+            if sound:
+                for key in ("image", "sound"):
+                    np.testing.assert_array_equal(outcomes[0][0][key], outcomes[1][0][key],
+                                                  f"{key}, {what} {k}")
+            else:
+                np.testing.assert_array_equal(outcomes[0][0], outcomes[1][0], f"{what} {k}")
             assert outcomes[0][1:4] == outcomes[1][1:4], (what, k)
 
     play(actions[:40], "before the clone")

@@ -30,6 +30,7 @@ from . import layout as L
 from .console import run_frame, system_reset
 from .mt19937 import mt_next
 from .state_tiles import console_row
+from .tia_sound import sound_frame
 from .outlining import out_of_line
 
 # params[]: per-batch constants.
@@ -40,7 +41,8 @@ P_PADDLE_MIN = 3
 P_PADDLE_MAX = 4
 P_MAX_FRAMES = 5       # max_num_frames_per_episode (0: no limit)
 P_MODE = 6             # the game mode the logic's set_mode applies
-PARAMS = 7
+P_SOUND = 7            # 1: each act frame runs the sound generator (ALE's sound_obs)
+PARAMS = 8
 
 ROW_NOOP = 0
 ROW_RIGHT = 3
@@ -210,9 +212,13 @@ def lives_of(logic, params, env):
 @register_jitable
 def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
     """One frame of ALE's act(): the sticky-action draws, then nothing if the game is over,
-    else one emulated frame and the counters. Returns the frame's reward."""
-    return act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row,
-                        sticky_adopts(mt, threshold, env))
+    else one emulated frame and the counters; the frame's sound where it is asked for (even
+    after the game's end, as ALE's). Returns the frame's reward."""
+    reward = act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row,
+                          sticky_adopts(mt, threshold, env))
+    if params[P_SOUND] != 0:
+        sound_frame(st, env)
+    return reward
 
 
 @register_jitable

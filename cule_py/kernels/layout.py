@@ -3,7 +3,8 @@
 One row holds everything scalar about one console: CPU registers, the system clock, TIA
 registers and render bookkeeping, the RIOT timer and ports, the cartridge's bank registers (and
 Pitfall II's DPC chip), the inputs the environment sets before each frame, and ALE's environment
-bookkeeping (sticky action, frame counters, paddle resistances and strength). RAM (128 bytes per console,
+bookkeeping (sticky action, frame counters, paddle resistances and strength), and the TIA's
+audio registers and sound generator (tia_sound.py). RAM (128 bytes per console,
 then the cartridge's own RAM where it has some), the two frame buffers and the ROM
 live in their own arrays. On the CPU the rows are contiguous per console; the GPU backend
 keeps them in tiles of 32 consoles, `tiles[block, FIELD, lane]` (state_tiles.py), and each kernel
@@ -53,6 +54,9 @@ _FIELDS = """
     ENV_PADDLE_DELTA ENV_PADDLE_REQUEST
     GPU_SCHEDULE
     GPU_DRAW_AT_WSYNC
+    TIA_AUDC0 TIA_AUDC1 TIA_AUDF0 TIA_AUDF1 TIA_AUDV0 TIA_AUDV1
+    SOUND_CHANNEL0 SOUND_CHANNEL1
+    SOUND_LAST_CHANNEL0 SOUND_LAST_CHANNEL1 SOUND_LAST_REGISTERS0 SOUND_LAST_REGISTERS1
 """.split()
 
 STATE_FIELDS = len(_FIELDS)
@@ -224,6 +228,18 @@ ENV_PADDLE_DELTA = 152
 ENV_PADDLE_REQUEST = 153
 GPU_SCHEDULE = 154
 GPU_DRAW_AT_WSYNC = 155
+TIA_AUDC0 = 156
+TIA_AUDC1 = 157
+TIA_AUDF0 = 158
+TIA_AUDF1 = 159
+TIA_AUDV0 = 160
+TIA_AUDV1 = 161
+SOUND_CHANNEL0 = 162
+SOUND_CHANNEL1 = 163
+SOUND_LAST_CHANNEL0 = 164
+SOUND_LAST_CHANNEL1 = 165
+SOUND_LAST_REGISTERS0 = 166
+SOUND_LAST_REGISTERS1 = 167
 # --- generated: end ---
 
 assert all(globals()[name] == i for i, name in enumerate(_FIELDS)), \

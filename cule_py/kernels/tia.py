@@ -27,11 +27,12 @@ from numba.extending import register_jitable
 from . import layout as L
 from . import riot
 from .frame_buffer import clear_buffers
-from .registers import (AUDC0, COLUBK, COLUP0, COLUP1, COLUPF, CTRLPF, CXCLR, CXPPMM, ENABL,
-                        ENAM0, ENAM1, GRP0, GRP1, HMBL, HMCLR, HMM0, HMM1, HMOVE, HMP0, HMP1,
-                        INPT0, INPT3, INPT4, INPT5, NUSIZ0, NUSIZ1, PF0, PF1, PF2, REFP0, REFP1,
-                        RESBL, RESM0, RESM1, RESMP0, RESMP1, RESP0, RESP1, RSYNC, TIA_READ_BITS,
-                        TIA_WRITE_BITS, VBLANK, VDELBL, VDELP0, VDELP1, VSYNC, WSYNC)
+from .registers import (AUDC0, AUDV1, COLUBK, COLUP0, COLUP1, COLUPF, CTRLPF, CXCLR, CXPPMM,
+                        ENABL, ENAM0, ENAM1, GRP0, GRP1, HMBL, HMCLR, HMM0, HMM1, HMOVE, HMP0,
+                        HMP1, INPT0, INPT3, INPT4, INPT5, NUSIZ0, NUSIZ1, PF0, PF1, PF2, REFP0,
+                        REFP1, RESBL, RESM0, RESM1, RESMP0, RESMP1, RESP0, RESP1, RSYNC,
+                        TIA_READ_BITS, TIA_WRITE_BITS, VBLANK, VDELBL, VDELP0, VDELP1, VSYNC,
+                        WSYNC)
 from .render import (COPY_SETS, HBLANK, LINE, rebuild_ball_mask, rebuild_missile_mask,
                      rebuild_player_mask, update_frame)
 # The renderer's names that tests and tools reach through this module (they are render.py's).
@@ -298,8 +299,8 @@ def is_picture_neutral(reg):
 
 @register_jitable(forceinline=True)
 def neutral_write(st, env, reg, value, clk, clock, last_access_was_read):
-    """The effect of a picture-neutral write (WSYNC, HMP0-HMBL, HMCLR; the others have none);
-    returns the (maybe stalled) clock."""
+    """The effect of a picture-neutral write (WSYNC, HMP0-HMBL, HMCLR, the audio registers; the
+    others have none); returns the (maybe stalled) clock."""
     if reg == WSYNC:
         if last_access_was_read:
             cycles_into_line = (clk - np.int32(st[env, L.TIA_FRAME_START]) // 3) % 76
@@ -325,6 +326,9 @@ def neutral_write(st, env, reg, value, clk, clock, last_access_was_read):
         st[env, L.TIA_HMM0] = 0
         st[env, L.TIA_HMM1] = 0
         st[env, L.TIA_HMBL] = 0
+    elif reg >= AUDC0 and reg <= AUDV1:
+        # The sound generator reads them at the end of an act frame (tia_sound.py).
+        st[env, L.TIA_AUDC0 + (reg - AUDC0)] = value
     return clk
 
 
