@@ -296,14 +296,21 @@ class AtariEmulator:
                             L.SOUND_LAST_CHANNEL1, L.SOUND_LAST_REGISTERS0,
                             L.SOUND_LAST_REGISTERS1]
 
-    def clone_state(self, mask=None, include_rng: bool = True) -> EmulatorState:
+    def clone_state(self, mask=None, include_rng: bool = True,
+                    as_ale: bool = False) -> EmulatorState:
         """Everything of the consoles in `mask` (default all): CPU, TIA, RIOT, cartridge, RAM,
         both screen buffers, game logic, the sticky action, and (include_rng) the position of
-        the environment's RNG, which sticky actions draw from."""
+        the environment's RNG, which sticky actions draw from. as_ale: what an ALEState holds,
+        so that two states compare as ALE's do: no screens, and the environment's last action
+        and sound left out (0); such a state restores as restore_state(as_ale=True)."""
         mask = self._batch._mask(mask).copy()
         rows = self._batch.rows(mask)
         arrays = {name: self.xp.ascontiguousarray(getattr(self._batch, name)[rows])
-                  for name in self._SNAPSHOT if include_rng or name != "env_rng"}
+                  for name in self._SNAPSHOT
+                  if (include_rng or name != "env_rng") and not (as_ale and
+                                                                 name == "frame_buffers")}
+        if as_ale:
+            arrays["state"][:, self._batch.to_device(np.array(self._KEPT_BY_ALE_RESTORE))] = 0
         return EmulatorState(self._batch.rom.md5, mask, arrays)
 
     def restore_state(self, state: EmulatorState, mask=None, as_ale: bool = False) -> None:
@@ -316,9 +323,10 @@ class AtariEmulator:
         if state.md5 != self._batch.rom.md5 or state.mask.shape != (self.num_envs,):
             raise ValueError("this state was cloned from another game or batch size")
         missing = [name for name in self._SNAPSHOT
-                   if name not in state.arrays and name != "env_rng"]
+                   if name not in state.arrays and name not in ("env_rng", "frame_buffers")]
         if missing:
             raise ValueError(f"this state lacks the consoles' {', '.join(missing)}")
+        as_ale = as_ale or "frame_buffers" not in state.arrays      # cloned with as_ale
         mask = state.mask if mask is None else self._batch._mask(mask)
         if (mask & ~state.mask).any():
             raise ValueError(f"consoles {np.nonzero(mask & ~state.mask)[0].tolist()} are not "

@@ -349,7 +349,7 @@ class ALEInterfaceView:
 
     def cloneState(self, include_rng: bool = False) -> EmulatorState:
         """The console's state, as ALE's: with the sticky actions' RNG only if include_rng."""
-        return self._emu.clone_state(include_rng=include_rng)
+        return self._emu.clone_state(include_rng=include_rng, as_ale=True)
 
     def restoreState(self, state: EmulatorState) -> None:
         """As ALE's: the RNG where the state holds it; the screen and the last action played
@@ -358,7 +358,7 @@ class ALEInterfaceView:
 
     def cloneSystemState(self) -> EmulatorState:
         """ale-py's older name for cloneState(include_rng=True)."""
-        return self._emu.clone_state(include_rng=True)
+        return self._emu.clone_state(include_rng=True, as_ale=True)
 
     def restoreSystemState(self, state: EmulatorState) -> None:
         self._emu.restore_state(state, as_ale=True)
@@ -531,9 +531,9 @@ class AtariEnv(gymnasium.Env):
         (vertical, horizontal, fire, in that order) gives the action's index in the action
         set."""
         if self.continuous:
-            raise AttributeError("get_keys_to_action can't be provided for an env with "
-                                 "continuous=True: make it with continuous=False to play it "
-                                 "with the keyboard")
+            raise AttributeError("`get_keys_to_action` can't be provided for this Atari "
+                                 "environment as `continuous=True`. Make it with "
+                                 "continuous=False to play it with the keyboard.")
         keys = {}
         for index, name in enumerate(self.get_action_meanings()):
             pressed = tuple(key for part, key in (("UP", "w"), ("DOWN", "s"), ("LEFT", "a"),
@@ -545,7 +545,7 @@ class AtariEnv(gymnasium.Env):
     def clone_state(self, include_rng: bool = False) -> EmulatorState:
         """The console's state, as ale-py's: with the sticky actions' RNG only if include_rng
         (give True to reproduce a run exactly)."""
-        return self.emulator.clone_state(include_rng=include_rng)
+        return self.emulator.clone_state(include_rng=include_rng, as_ale=True)
 
     def restore_state(self, state: EmulatorState) -> None:
         """As ale-py's: the RNG where the state holds it; the screen and the last action played

@@ -108,6 +108,63 @@ def _frameskip_range(frameskip) -> tuple[int, int]:
                                    f"ints), got {frameskip!r}")
 
 
+class VectorALEView:
+    """`envs.ale`: what code written against ale-py's ALEVectorInterface calls, on a cule_py
+    vector env: reset(env_ids, seeds) (a seed -1 resets without reseeding), send(actions,
+    paddle_strengths), recv(), get_action_set(), get_num_envs(), get_observation_shape()."""
+
+    def __init__(self, env: AtariVectorEnv):
+        self._env = env
+
+    def get_num_envs(self) -> int:
+        return self._env.num_envs
+
+    def get_action_set(self) -> list:
+        """ale_py.Action values, as ALEVectorInterface's."""
+        import ale_py
+        return [ale_py.Action(int(a)) for a in self._env.action_set]
+
+    def get_observation_shape(self) -> tuple:
+        return tuple(self._env.single_observation_space.shape)
+
+    def reset(self, reset_indices, reset_seeds):
+        """Reset the consoles `reset_indices`, console k with seed reset_seeds[k] (-1: no
+        reseeding); the env's (obs, info), as its reset()."""
+        env = self._env
+        indices = np.asarray(reset_indices, np.int64).reshape(-1)
+        seeds = np.asarray(reset_seeds, np.int64).reshape(-1)
+        if seeds.shape != indices.shape:
+            raise ValueError(f"reset needs one seed per env_id, got {len(seeds)} seeds for "
+                             f"{len(indices)} env_ids")
+        for k, console in enumerate(indices):
+            if not 0 <= console < env.num_envs:
+                raise IndexError(f"reset env_id {console} is out of range [0, {env.num_envs})")
+            if console in indices[:k]:
+                raise ValueError(f"reset has a duplicate env_id={console}")
+        result = None
+        for seeded in (seeds >= 0, seeds < 0):
+            if not seeded.any():
+                continue
+            mask = np.zeros(env.num_envs, np.bool_)
+            mask[indices[seeded]] = True
+            order = np.argsort(indices[seeded])       # reset() takes seeds in console order
+            chosen = seeds[seeded][order] if (seeds[seeded] >= 0).all() else None
+            options = None if mask.all() else {"reset_mask": mask}
+            result = env.reset(seed=chosen, options=options)
+        return result
+
+    def send(self, actions, paddle_strengths=None) -> None:
+        """One action (an index into the action set, as ale-py's) per console the last
+        reset()/recv() returned."""
+        if self._env.continuous:
+            raise NotImplementedError("envs.ale.send with continuous actions: call "
+                                      "envs.send(actions) with the (radius, theta, fire) rows")
+        self._env.send(np.asarray(actions))
+
+    def recv(self):
+        return self._env.recv()
+
+
 class AtariVectorEnv(VectorEnv):
     """`num_envs` copies of one game behind AtariVectorEnv's preprocessing (see module doc); a
     `gymnasium.vector.VectorEnv` (`metadata["autoreset_mode"]` an `AutoresetMode`, as ale-py's).
@@ -341,6 +398,11 @@ class AtariVectorEnv(VectorEnv):
         self._tables = [b.to_device(t) for t in tables]
         self._palette = b.to_device(palette)
 
+    @property
+    def ale(self) -> VectorALEView:
+        """ale-py's `envs.ale` (its ALEVectorInterface) as far as cule_py has it."""
+        return VectorALEView(self)
+
     def _setup_spaces(self):
         self.single_observation_space = Box(0, 255, self._obs_shape[1:], np.uint8)
         self.single_action_space = (continuous_.action_space() if self.continuous
@@ -533,8 +595,8 @@ class AtariVectorEnv(VectorEnv):
                                     f"{seeds.dtype}")
                 seeds = seeds.astype(np.int64)
                 if seeds.shape != (count,):
-                    raise ValueError(f"seed must have one entry per reset console ({count}), "
-                                     f"got shape {seeds.shape}")
+                    raise ValueError(f"seed must have one entry per sub-environment being "
+                                     f"reset, expected shape ({count},), got {seeds.shape}")
             if (seeds < 0).any() or (seeds > 0xFFFFFFFF).any():
                 raise ValueError("seeds must be in 0..2**32-1")
         self._finish_send()
@@ -553,7 +615,7 @@ class AtariVectorEnv(VectorEnv):
             mask = self.xp.asnumpy(self._gpu.as_cupy(mask))
         mask = np.asarray(mask)
         if mask.dtype != np.bool_:
-            raise TypeError(f"reset_mask must be a boolean array, got dtype {mask.dtype}")
+            raise TypeError(f"reset_mask must be a boolean numpy array, got dtype {mask.dtype}")
         if mask.shape != (self.num_envs,):
             raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
         if not mask.all():

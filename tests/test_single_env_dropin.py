@@ -32,7 +32,8 @@ def test_keys_to_action_as_ale_py(game, kwargs):
 
 def test_keys_to_action_refused_for_continuous_actions():
     env = AtariEnv("ms_pacman", continuous=True)
-    with pytest.raises(AttributeError, match="`?get_keys_to_action`? can't be provided"):
+    with pytest.raises(AttributeError, match="`get_keys_to_action` can't be provided for this "
+                                             "Atari environment as `continuous=True`"):
         env.get_keys_to_action()
 
 
@@ -142,3 +143,34 @@ def test_gymnasium_play_runs_headless():
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "played 30" in done.stdout, done.stdout + done.stderr[-2000:]
+
+
+def test_vector_env_ale_view_as_ale_py():
+    """envs.ale, ale-py's ALEVectorInterface calls: reset with per-console seeds (-1: none),
+    send of actions, recv; the same observations and rewards as ale-py's, and its
+    errors for duplicate and out-of-range ids."""
+    from ale_py.vector_env import AtariVectorEnv as AleVector
+    from cule_py.vector import AtariVectorEnv
+
+    envs = [AtariVectorEnv("breakout", 4), AleVector("breakout", 4)]
+    assert envs[0].ale.get_num_envs() == envs[1].ale.get_num_envs() == 4
+    assert envs[0].ale.get_action_set() == envs[1].ale.get_action_set()
+    assert envs[0].ale.get_observation_shape() == tuple(envs[1].ale.get_observation_shape())
+    for env in envs:
+        env.reset(seed=11)
+    outcomes = [env.ale.reset(np.array([2, 0]), np.array([7, -1])) for env in envs]
+    np.testing.assert_array_equal(outcomes[0][0], outcomes[1][0])
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        actions = rng.integers(0, len(envs[1].ale.get_action_set()), 4)
+        for env in envs:
+            env.ale.send(actions, np.ones(4, np.float32))
+        outcomes = [env.ale.recv() for env in envs]
+        for ours, theirs in zip(outcomes[0][:4], outcomes[1][:4]):
+            np.testing.assert_array_equal(ours, theirs)
+    for env in envs:
+        with pytest.raises(ValueError, match="duplicate env_id"):
+            env.ale.reset([0, 0], [-1, -1])
+        with pytest.raises(IndexError, match="out of range"):
+            env.ale.reset([4], [-1])
+        env.close()

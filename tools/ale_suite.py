@@ -1,7 +1,7 @@
 """ale-py's own Python test suite, run against cule_py: the drop-in check users care about.
 
     python tools/ale_suite.py ALE_SOURCE [--files test_atari_env.py test_atari_vector_env.py]
-        [--json out.json] [-- extra pytest arguments]
+        [--json out.json] [-- more pytest arguments, e.g. -k clone]
 
 ALE_SOURCE is a checkout of the Arcade-Learning-Environment repository at the release of the
 installed ale-py (`git checkout v0.12.1`; its tests are not in the wheel, and they are GPL, so
@@ -67,15 +67,15 @@ def main(argv=None) -> int:
     parser.add_argument("--files", nargs="+",
                         default=["test_atari_env.py", "test_atari_vector_env.py"])
     parser.add_argument("--json", type=pathlib.Path, help="write both runs' outcomes here")
-    parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments")
-    args = parser.parse_args(argv)
-    theirs = run_suite(args.source, args.files, False, args.pytest_args)
-    ours = run_suite(args.source, args.files, True, args.pytest_args)
+    args, extra = parser.parse_known_args(argv)
+    extra = [a for a in extra if a != "--"]          # what follows -- goes to pytest
+    theirs = run_suite(args.source, args.files, False, extra)
+    ours = run_suite(args.source, args.files, True, extra)
     lost = sorted(name for name, outcome in theirs.items()
                   if outcome == "passed" and ours.get(name) != "passed")
     for file in args.files:
         stem = file.removesuffix(".py")
-        names = [n for n in theirs if n.split("::")[0].endswith(stem)]
+        names = [n for n in theirs if n.split("::")[0].split(".")[0] == stem]
         passed_ale = sum(theirs[n] == "passed" for n in names)
         passed_cule = sum(ours.get(n) == "passed" for n in names if theirs[n] == "passed")
         print(f"{file}: {len(names)} cases; ale-py passes {passed_ale}; cule_py passes "
