@@ -279,6 +279,16 @@ def vector_entry_point(num_envs: int = 1, *, game: str, device: str | None = Non
 
 
 # -- the single env -----------------------------------------------------------------------------
+def _into(value: np.ndarray, out: np.ndarray | None):
+    """`value`, or None after copying it into `out` (which must have its shape)."""
+    if out is None:
+        return value
+    if out.shape != value.shape:
+        raise ValueError(f"the array to fill must have shape {value.shape}, got {out.shape}")
+    out[...] = value
+    return None
+
+
 class ALEInterfaceView:
     """What code built on `env.unwrapped.ale` reaches for, on the env's one console, with
     ALEInterface's method names: lives, game_over, act, screens, RAM, frame counters."""
@@ -316,24 +326,26 @@ class ALEInterfaceView:
     def getEpisodeFrameNumber(self) -> int:
         return int(self._emu.episode_frame_number()[0])
 
-    def getScreen(self) -> np.ndarray:
-        return self._emu.screen()[0]
+    # As ALEInterface's, each read also fills a given array instead (gymnasium's
+    # AtariPreprocessing reads the screen into its own buffers so).
+    def getScreen(self, screen_data: np.ndarray | None = None):
+        return _into(self._emu.screen()[0], screen_data)
 
-    def getScreenRGB(self) -> np.ndarray:
-        return self._emu.screen_rgb()[0]
+    def getScreenRGB(self, screen_data: np.ndarray | None = None):
+        return _into(self._emu.screen_rgb()[0], screen_data)
 
-    def getScreenGrayscale(self) -> np.ndarray:
-        return self._emu.screen_grayscale()[0]
+    def getScreenGrayscale(self, screen_data: np.ndarray | None = None):
+        return _into(self._emu.screen_grayscale()[0], screen_data)
 
-    def getAudio(self) -> np.ndarray:
+    def getAudio(self, audio: np.ndarray | None = None):
         """The last act frame's 512 sound samples (an env made with sound_obs=True)."""
-        return self._emu.sound()[0]
+        return _into(self._emu.sound()[0], audio)
 
     def getScreenDims(self) -> tuple[int, int]:
         return tuple(self._emu.screen().shape[1:3])
 
-    def getRAM(self) -> np.ndarray:
-        return self._emu.ram()[0]
+    def getRAM(self, ram: np.ndarray | None = None):
+        return _into(self._emu.ram()[0], ram)
 
     def getRAMSize(self) -> int:
         return 128

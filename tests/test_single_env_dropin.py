@@ -174,3 +174,23 @@ def test_vector_env_ale_view_as_ale_py():
         with pytest.raises(IndexError, match="out of range"):
             env.ale.reset([4], [-1])
         env.close()
+
+
+def test_gymnasium_atari_preprocessing_as_on_ale_py():
+    """Gymnasium's AtariPreprocessing reads the screen through ale.getScreenGrayscale(buffer)
+    and ale.getScreenRGB(buffer), which fill the given array: on a cule_py env the same
+    observations as on ale-py's."""
+    pytest.importorskip("cv2", reason="AtariPreprocessing resizes with OpenCV (the test extra)")
+    from gymnasium.wrappers import AtariPreprocessing
+
+    envs = [AtariPreprocessing(make(game="breakout", frameskip=1, repeat_action_probability=0.0),
+                               noop_max=10, grayscale_obs=grey)
+            for make in (AtariEnv, ale_env.AtariEnv) for grey in (True, False)]
+    obs = [env.reset(seed=2)[0] for env in envs]
+    for step in range(60):
+        for ours, theirs in ((obs[0], obs[2]), (obs[1], obs[3])):
+            np.testing.assert_array_equal(ours, theirs, f"step {step}")
+        obs = [env.step(step % 4)[0] for env in envs]
+    screen = np.zeros((210, 160), np.uint8)
+    assert envs[0].unwrapped.ale.getScreenGrayscale(screen) is None
+    np.testing.assert_array_equal(screen, envs[0].unwrapped.ale.getScreenGrayscale())
