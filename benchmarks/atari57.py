@@ -105,22 +105,25 @@ def cule_fps(game: str, frames: int, method: str, threads: int, seed: int) -> fl
     legal = np.asarray(emulator.minimal_action_set())
     rng = np.random.default_rng(seed)
 
-    screen = np.empty(emulator.screen().shape + (3,), np.uint8)    # as ale-py's side: reused
-
-    def run(schedule, screen_every):
-        for i, row in enumerate(schedule):
-            over = emulator.game_over()
-            if over.any():
-                emulator.reset(over)
-            emulator.act(row)
-            if screen_every and i % screen_every == screen_every - 1:
-                emulator.screen_rgb(screen)
-
-    run(_action_schedule(rng, legal, WARMUP_FRAMES, m["hold"], consoles), 0)
+    play_schedule(emulator, _action_schedule(rng, legal, WARMUP_FRAMES, m["hold"], consoles), 0)
     schedule = _action_schedule(rng, legal, max(frames // consoles, 1), m["hold"], consoles)
     start = time.perf_counter()
-    run(schedule, m["screen_every"])
+    play_schedule(emulator, schedule, m["screen_every"])
     return schedule.size / (time.perf_counter() - start)
+
+
+def play_schedule(emulator, schedule: np.ndarray, screen_every: int) -> None:
+    """cule_py's side of a run: a row of `schedule` a frame, consoles at game over reset before
+    their next frame, the RGB screen read into one reused array (as ale-py's side) every
+    `screen_every` frames (0: never). tools/ab_builds.py times builds with it too."""
+    screen = np.empty(emulator.screen().shape + (3,), np.uint8)
+    for i, row in enumerate(schedule):
+        over = emulator.game_over()
+        if over.any():
+            emulator.reset(over)
+        emulator.act(row)
+        if screen_every and i % screen_every == screen_every - 1:
+            emulator.screen_rgb(screen)
 
 
 def benchmark(games, frames: int, method: str, cores: int, rounds: int, say=print) -> list[dict]:

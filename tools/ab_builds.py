@@ -16,7 +16,9 @@ of the machine hit both sides.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+import importlib.util
 import io
 import shutil
 import subprocess
@@ -44,26 +46,27 @@ def _export(revision: str, target: Path) -> None:
         shutil.copytree(Path(tmp) / "cule_py", target)
 
 
+@functools.cache
+def _atari57():
+    """benchmarks/atari57.py, whose action schedule and timed loop the emulator rounds use."""
+    spec = importlib.util.spec_from_file_location("atari57", ROOT / "benchmarks" / "atari57.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _emulator_round(emulator, game: str, frames: int, hold: int, screen_every: int,
                     seed: int) -> float:
     """Frames/s of one timed run of `frames` frames per console: a random minimal-set action
     held `hold` frames, the RGB screen read every `screen_every` frames (0: never), consoles at
     game over reset before their next frame (benchmarks/atari57.py's loop)."""
-    rng = np.random.default_rng(seed)
+    atari57 = _atari57()
     legal = np.asarray(emulator.minimal_action_set())
-    consoles = emulator.num_envs
-    steps = -(-frames // hold)
-    actions = np.repeat(legal[rng.integers(len(legal), size=(steps, consoles))], hold, axis=0)
-    screen = np.empty(emulator.screen().shape + (3,), np.uint8)
+    schedule = atari57._action_schedule(np.random.default_rng(seed), legal, frames, hold,
+                                        emulator.num_envs)
     start = time.perf_counter()
-    for i, row in enumerate(actions[:frames]):
-        over = emulator.game_over()
-        if over.any():
-            emulator.reset(over)
-        emulator.act(row)
-        if screen_every and i % screen_every == screen_every - 1:
-            emulator.screen_rgb(screen)
-    return consoles * frames / (time.perf_counter() - start)
+    atari57.play_schedule(emulator, schedule, screen_every)
+    return schedule.size / (time.perf_counter() - start)
 
 
 def _vector_round(env, steps: int, seed: int) -> float:
