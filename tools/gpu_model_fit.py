@@ -331,22 +331,17 @@ def run_1123(doc: Markdown) -> list[Figure]:
                            "clock_hz": clock}))
     model = lockstep("2ee2133")
     fitted = "fitted to this figure (gpu_model.CALIBRATION)"
-    out.append(Figure("11-23 H100", "pong", n, "raw", state,
-                      "warp instructions per console-frame", "count",
-                      ncu["Executed Instructions"][0] / n, src("Executed Instructions"))
-               .predicted(model["warp_instructions_per_console_frame"], fitted,
-                          basis="fitted"))
-    out.append(Figure("11-23 H100", "pong", n, "raw", state,
-                      "active threads per warp instruction", "count",
-                      ncu["Avg. Active Threads Per Warp"][0],
-                      src("Avg. Active Threads Per Warp"))
-               .predicted(model["active_threads_per_warp_instruction"], fitted,
-                          basis="fitted"))
-    out.append(Figure("11-23 H100", "pong", n, "raw", state,
-                      "cycles per issued warp instruction", "count",
-                      ncu["Warp Cycles Per Issued Instruction"][0],
-                      src("Warp Cycles Per Issued Instruction"))
-               .predicted(1 / G.FROZEN["ipc_one_warp"], fitted, basis="fitted"))
+    # (quantity, ncu metric, its scale, the calibration's figure): the counts it was fitted to.
+    for quantity, metric, scale, value in (
+            ("warp instructions per console-frame", "Executed Instructions", 1 / n,
+             model["warp_instructions_per_console_frame"]),
+            ("active threads per warp instruction", "Avg. Active Threads Per Warp", 1,
+             model["active_threads_per_warp_instruction"]),
+            ("cycles per issued warp instruction", "Warp Cycles Per Issued Instruction", 1,
+             1 / G.FROZEN["ipc_one_warp"])):
+        out.append(Figure("11-23 H100", "pong", n, "raw", state, quantity, "count",
+                          ncu[metric][0] * scale, src(metric))
+                   .predicted(value, fitted, basis="fitted"))
     out.append(Figure("11-23 H100", "pong", n, "raw", state, "warps active a scheduler",
                       "count", ncu["Achieved Active Warps Per SM"][0] / 4,
                       src("Achieved Active Warps Per SM"))
