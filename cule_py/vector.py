@@ -136,11 +136,12 @@ class VectorALEView:
         if seeds.shape != indices.shape:
             raise ValueError(f"reset needs one seed per env_id, got {len(seeds)} seeds for "
                              f"{len(indices)} env_ids")
-        for k, console in enumerate(indices):
-            if not 0 <= console < env.num_envs:
-                raise IndexError(f"reset env_id {console} is out of range [0, {env.num_envs})")
-            if console in indices[:k]:
-                raise ValueError(f"reset has a duplicate env_id={console}")
+        outside = indices[(indices < 0) | (indices >= env.num_envs)]
+        if outside.size:
+            raise IndexError(f"reset env_id {outside[0]} is out of range [0, {env.num_envs})")
+        ids, counts = np.unique(indices, return_counts=True)
+        if (counts > 1).any():
+            raise ValueError(f"reset has a duplicate env_id={ids[counts > 1][0]}")
         result = None
         for seeded in (seeds >= 0, seeds < 0):
             if not seeded.any():
