@@ -3,7 +3,7 @@ AtariVectorEnv, same game, same settings, same cores, in one run, each measured 
 cule_py.steady_state (decorrelated, warmed up past a typical episode, timed windows in which
 episodes end; episode ends per step and cule_py's reset share reported).
 
-    python benchmarks/agent_step_fps.py --game breakout --envs 16
+    python -m benchmarks.agent_step_fps --game breakout --envs 16
 
 Both use `--cores` threads (default: every core this process may run on; numba's threads /
 ale-py's num_threads). cule_py is measured twice: with lazy drawing (the default: only the last

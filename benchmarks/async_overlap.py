@@ -6,7 +6,7 @@ half-batch, in the same run: the step alone, a policy alone (a small torch MLP o
 `--policy sleep`: GIL-free waiting of the step's length), and send + policy + recv. Without
 overlap the third is the sum of the first two; with full overlap it is the longer of them.
 
-    python benchmarks/async_overlap.py [--game breakout] [--consoles 64] [--steps 40]
+    python -m benchmarks.async_overlap [--game breakout] [--consoles 64] [--steps 40]
 """
 
 from __future__ import annotations

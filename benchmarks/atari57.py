@@ -1,6 +1,6 @@
 """Per-core emulation speed over the Atari-57 games: cule_py's CPU backend against ale-py.
 
-    python benchmarks/atari57.py [--method held4|sticky] [--rounds 5] [--frames 16000]
+    python -m benchmarks.atari57 [--method held4|sticky] [--rounds 5] [--frames 16000]
                                  [--cores 1|all] [--games pong ...] [--json out.json]
 
 Each side emulates `--frames` frames per round after 300 random frames (the consoles

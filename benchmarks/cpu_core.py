@@ -1,6 +1,6 @@
 """Throughput of the 6507 core on flat-memory machines: one CPU core, all cores, the GPU if present.
 
-    python benchmarks/cpu_core.py [--instructions N] [--json out.json]
+    python -m benchmarks.cpu_core [--instructions N] [--json out.json]
 
 Instructions per second (and emulated CPU cycles per second) for the `ale` and `nmos` models,
 median of three timed runs after a warm-up run that also compiles. The workload is

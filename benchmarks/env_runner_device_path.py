@@ -2,8 +2,8 @@
 not installed (issue 29; the GPU machine has no Ray and Ray's wheel is larger than what travels
 there).
 
-    python benchmarks/env_runner_device_path.py                          # CPU, Pong, both sides
-    python benchmarks/env_runner_device_path.py --device cuda --consoles 2048 --steps 32
+    python -m benchmarks.env_runner_device_path                          # CPU, Pong, both sides
+    python -m benchmarks.env_runner_device_path --device cuda --consoles 2048 --steps 32
 
 The loop is cule_py.rollout.collect_rollout, the one CuleEnvRunner runs: per step one policy
 forward pass and action draw for all consoles, one env step, the rollout written into

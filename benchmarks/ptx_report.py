@@ -9,13 +9,13 @@ script, to measure integer styles before one is adopted. Results: docs/performan
 "Integer style in the hot loop (measured)"; the rule they led to: docs/architecture.md, "The
 integer rule".
 
-    python benchmarks/ptx_report.py                     # package + all variants, both models
-    python benchmarks/ptx_report.py --variants package  # just the package kernels
-    python benchmarks/ptx_report.py --models nmos --variants u8-int32,assign
-    python benchmarks/ptx_report.py --core-source /tmp/cpu6507_edit.py  # measure an edit first
-    python benchmarks/ptx_report.py --check             # also run each variant with njit on the
+    python -m benchmarks.ptx_report                     # package + all variants, both models
+    python -m benchmarks.ptx_report --variants package  # just the package kernels
+    python -m benchmarks.ptx_report --models nmos --variants u8-int32,assign
+    python -m benchmarks.ptx_report --core-source /tmp/cpu6507_edit.py  # measure an edit first
+    python -m benchmarks.ptx_report --check             # also run each variant with njit on the
                                                         # CPU against the package (functional test)
-    python benchmarks/ptx_report.py --keep /tmp/ptx     # keep .ptx, .cubin and variant sources
+    python -m benchmarks.ptx_report --keep /tmp/ptx     # keep .ptx, .cubin and variant sources
 
 Counts are static (whole kernel, every instruction once). "64-bit" means the instruction's type
 suffix is .s64/.u64/.b64 (cvt: either side; mul.wide: by its result width). Pointers are 64-bit,

@@ -15,9 +15,9 @@ resets against the step's own predicted time (session 28's predict.py): the pred
 frames/s with resets, the reset launch's share of the step and the chance that a launch holds a
 miss. A model fed by counts, not a GPU measurement.
 
-    python benchmarks/reset_launches.py collect --consoles 4096 --steps 500 --out DIR \
+    python -m benchmarks.reset_launches collect --consoles 4096 --steps 500 --out DIR \
         [--gpu-writer]
-    python benchmarks/reset_launches.py model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
+    python -m benchmarks.reset_launches model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
 
 Four placements of the reset launch beside the step are priced: unhindered (its warps on
 schedulers of their own, for free), as lone lanes and packed (beside a step warp, the critical
@@ -29,13 +29,13 @@ alone on its scheduler; only where the grid leaves an SM empty).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import pathlib
 import platform
 import re
 import statistics
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -200,9 +200,12 @@ def warmed(record: dict) -> dict:
 
 
 def model(args) -> None:
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "results"
-                           / "2026-11-28-reset-lanes-s30"))
-    import predict_batches as B   # the step's own frames/s by batch (session 25's model)
+    # The step's own frames/s by batch (session 25's model), kept with session 30's results.
+    path = (pathlib.Path(__file__).resolve().parent / "results" / "2026-11-28-reset-lanes-s30"
+            / "predict_batches.py")
+    spec = importlib.util.spec_from_file_location("predict_batches", path)
+    B = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(B)
     P, G = B.P, B.G
 
     rng = np.random.default_rng(args.seed)

@@ -2,7 +2,7 @@
 steady state with the table and with a table of no entries (every reset plays its 64 input-free
 frames), same build, same settings, paired rounds in alternating order.
 
-    python benchmarks/reset_table.py --game breakout --envs 16 --cores 1 --rounds 3
+    python -m benchmarks.reset_table --game breakout --envs 16 --cores 1 --rounds 3
 
 Reported per side: agent steps/s (median window), the reset share (seconds in the autoreset
 launches over the windows' seconds), episode ends per step, the entries the table filled. Ratio:

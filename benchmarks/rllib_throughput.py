@@ -1,7 +1,7 @@
 """RLlib sampling throughput with cule_py against ale-py, same RLModule, same cores, same run.
 
-    python benchmarks/rllib_throughput.py                       # 1 and 2 env runners, Pong
-    python benchmarks/rllib_throughput.py --runners 1 2 4 --envs-per-runner 64 --json out.json
+    python -m benchmarks.rllib_throughput                       # 1 and 2 env runners, Pong
+    python -m benchmarks.rllib_throughput --runners 1 2 4 --envs-per-runner 64 --json out.json
 
 Needs `pip install 'cule_py[rllib]'` and PyTorch. Three samplers, each with every env runner on
 one core (Ray's num_cpus_per_env_runner=1, one emulator thread, one torch thread) and the same

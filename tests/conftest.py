@@ -1,4 +1,6 @@
+import importlib.util
 import pathlib
+import sys
 
 import pytest
 
@@ -6,6 +8,22 @@ import cule_py
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+
+def _import_from_checkout(name: str) -> None:
+    """The checkout's package `name` (tools, benchmarks) imported from its folder, so that tests
+    import `tools.gpu_model` and the like. Not through the repository root on sys.path: there
+    the checkout's cule_py would shadow the installed copy that CI tests."""
+    folder = REPO / name
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+for _name in ("tools", "benchmarks"):
+    _import_from_checkout(_name)
 
 
 def pytest_report_header(config):

@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import functools
 import os
-import pathlib
-import sys
 
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
     pytest.skip("the CUDA simulator cannot compile PTX", allow_module_level=True)
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-
-import gpu_model as G  # noqa: E402
+from tools import gpu_model as G  # noqa: E402
 
 pytestmark = [pytest.mark.cuda, pytest.mark.slow]
 

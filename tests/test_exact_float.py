@@ -7,9 +7,7 @@ arithmetic reproduced the GPU's observation hashes exactly. These tests hold the
 every target, and the resize compiled for sm_90 without a fused instruction."""
 
 import os
-import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -61,9 +59,9 @@ def test_resize_compiles_without_fused_multiply_add_for_sm90():
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-    import gpu_model as G
     from numba import cuda, types
+
+    from tools import gpu_model as G
 
     def kernel(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, newest, older):
         observe(fb, palette, raw, obs, 0, scratch, cfg, xd, xs, xa, yd, ys, ya, 0, newest,

@@ -2,15 +2,10 @@
 replays the GPU's action and reset schedule, and a difference in one value of one frame of one
 console is found and located. Both sides run on the CPU here; the point is the bookkeeping."""
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-
-import gpu_check  # noqa: E402
+from tools import gpu_check
 
 CONSOLES, FRAMES, SEED, RESET_EVERY, CHECKPOINT_EVERY = 4, 40, 3, 10, 10
 

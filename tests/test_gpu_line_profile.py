@@ -10,14 +10,12 @@ tool's stated accuracy, and that every line it charges exists in the kernel sour
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
+from tools import gpu_line_profile as glp
 
-import gpu_line_profile as glp  # noqa: E402
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 LOOP_IR = """define i32 @f(i32 %n) {
@@ -88,7 +86,7 @@ def test_estimate_multiplies_runs_by_sass_per_copy():
 @pytest.mark.cuda
 def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     pytest.importorskip("cuda.bindings.nvjitlink", reason="needs the test extra's nvJitLink")
-    import gpu_model
+    from tools import gpu_model
 
     if gpu_model.find_nvdisasm() is None:
         pytest.skip("nvdisasm not installed (the test extra brings it)")

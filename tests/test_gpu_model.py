@@ -7,17 +7,14 @@ compile). The caps live in one place: tools/gpu_model.py, CAPS.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import pathlib
-import sys
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
+from tools import gpu_model as G
 
-import gpu_model as G  # noqa: E402
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.cuda
 
@@ -181,7 +178,7 @@ def _trace_records(pcs, cycles=3, device=-1, render=0):
     """A lane's trace records (gpu_trace's columns) running the PCs `pcs` in order."""
     import numpy as np
 
-    import gpu_trace as T
+    from tools import gpu_trace as T
     rec = np.zeros((len(pcs), T.COLUMNS), np.int32)
     rec[:, T.R_PC] = pcs
     rec[:, T.R_OP] = [pc & 0xFF for pc in pcs]      # one opcode per PC, as in a real ROM
@@ -218,15 +215,8 @@ def test_scheduled_warp_counts_steps_and_paths():
 
 
 def _runbook_throughput():
-    """tools/gpu_runbook/throughput.py as a module (its folder is not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "runbook_throughput", REPO / "tools" / "gpu_runbook" / "throughput.py")
-    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
-    try:
-        throughput = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(throughput)
-    finally:
-        sys.path.remove(str(REPO / "tools" / "gpu_runbook"))
+    from tools.gpu_runbook import throughput
+
     return throughput
 
 
@@ -429,7 +419,7 @@ def test_trace_of_the_decoded_core_on_a_tiny_case():
     ones (a compile of the console on the CPU: about a minute)."""
     import numpy as np
 
-    import gpu_trace as T
+    from tools import gpu_trace as T
     from cule_py import AtariEmulator
 
     traced = T.trace("pong", 4, 2, 30, seed=3)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -19,16 +18,6 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 RUNBOOK = REPO / "tools" / "gpu_runbook"
 
 
-def _env() -> dict:
-    import cule_py
-
-    env = dict(os.environ)
-    # the cule_py under test, wherever pytest imports it from (source tree or installed)
-    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(cule_py.__file__).parents[1]),
-                                         env.get("PYTHONPATH", "")])
-    return env
-
-
 def _records(path: pathlib.Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -36,8 +25,10 @@ def _records(path: pathlib.Path) -> list[dict]:
 @pytest.mark.slow           # every stage in child processes, PPO training included
 def test_dry_run_runs_every_stage(tmp_path):
     results = tmp_path / "results"
-    proc = subprocess.run([sys.executable, str(RUNBOOK), "dry-run", "--results", str(results)],
-                          capture_output=True, text=True, env=_env(), timeout=1500)
+    # Run as device.sh runs it, from the repository root: the runbook and its child processes
+    # import the checkout's cule_py (tools/gpu_runbook/common.py, python_env).
+    proc = subprocess.run([sys.executable, "-m", "tools.gpu_runbook", "dry-run", "--results",
+                           str(results)], cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
     preflight = json.loads((results / "preflight.json").read_text())
@@ -115,12 +106,7 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
     """ncu's `--page raw` CSV (as it came back from the H100): a connection line, the header, a
     units row, and hundreds of device and launch attributes beside the metrics. The report keeps
     the metrics asked for, names each row's range and kernel, and drops the units row."""
-    sys.path.insert(0, str(RUNBOOK))
-    try:
-        import ncu_profile
-        import report
-    finally:
-        sys.path.remove(str(RUNBOOK))
+    from tools.gpu_runbook import ncu_profile, report
     metrics = ncu_profile.METRICS + ncu_profile.WHY_METRICS
     columns = ["ID", "Kernel Name", "device__attribute_clock_rate", "launch__block_size",
                *metrics]
@@ -163,8 +149,7 @@ def test_precompile_strips_every_cuda_kernel_entry(tmp_path):
     """tools/gpu_precompile.py drops the IR and PTX of every CUDA kernel's cache entry, the
     register-capped variants included: an unstripped one (~23 MB) took the device call past its
     64 MiB (session 31). Each kernel the runbook precompiles must be selected, and no CPU one."""
-    sys.path.insert(0, str(REPO / "tools"))
-    import gpu_precompile
+    from tools import gpu_precompile
 
     from cule_py.kernels import agent_step as K
     from cule_py.kernels import environment as E

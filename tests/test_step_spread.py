@@ -5,17 +5,12 @@ the script's report on a tiny case."""
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
-
-import step_spread  # noqa: E402
-
-from cule_py.kernels import agent_step as K  # noqa: E402
-from cule_py.vector import AtariVectorEnv  # noqa: E402
+from benchmarks import step_spread
+from cule_py.kernels import agent_step as K
+from cule_py.vector import AtariVectorEnv
 
 
 def test_console_by_console_equals_the_whole_batch():

@@ -1,9 +1,9 @@
 """Time two or more builds of the console in one process, in turn: before/after figures that the
 noise of a shared machine does not swamp (separate processes of the same build differed by 1.5x).
 
-    python tools/ab_builds.py HEAD~1 HEAD --games pong,boxing --rounds 4
-    python tools/ab_builds.py HEAD WORKTREE --games ms_pacman
-    python tools/ab_builds.py OLD NEW --method held4 --games alien,...  --vector-games pong
+    python -m tools.ab_builds HEAD~1 HEAD --games pong,boxing --rounds 4
+    python -m tools.ab_builds HEAD WORKTREE --games ms_pacman
+    python -m tools.ab_builds OLD NEW --method held4 --games alien,...  --vector-games pong
 
 Each revision's `cule_py` (WORKTREE: the files as they are now) is copied to a temporary folder as
 package `cule_<k>` and imported next to the others (each compiles its kernels once, into its own
@@ -16,7 +16,6 @@ of the machine hit both sides.
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import importlib.util
 import io
@@ -46,11 +45,13 @@ def _export(revision: str, target: Path) -> None:
         shutil.copytree(Path(tmp) / "cule_py", target)
 
 
-@functools.cache
-def _atari57():
-    """benchmarks/atari57.py, whose action schedule and timed loop the emulator rounds use."""
-    spec = importlib.util.spec_from_file_location("atari57", ROOT / "benchmarks" / "atari57.py")
+def _import_build(name: str, folder: Path):
+    """The copy of cule_py in `folder`, imported from there as package `name` (each build runs
+    under its own name, beside the others and the checkout's cule_py)."""
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -60,7 +61,8 @@ def _emulator_round(emulator, game: str, frames: int, hold: int, screen_every: i
     """Frames/s of one timed run of `frames` frames per console: a random minimal-set action
     held `hold` frames, the RGB screen read every `screen_every` frames (0: never), consoles at
     game over reset before their next frame (benchmarks/atari57.py's loop)."""
-    atari57 = _atari57()
+    from benchmarks import atari57       # its action schedule and timed loop
+
     legal = np.asarray(emulator.minimal_action_set())
     schedule = atari57._action_schedule(np.random.default_rng(seed), legal, frames, hold,
                                         emulator.num_envs)
@@ -102,14 +104,13 @@ def main() -> None:
     games = [g for g in args.games.split(",") if g]
     vector_games = [g for g in args.vector_games.split(",") if g]
     packages = tempfile.mkdtemp(prefix="cule_ab_")
-    sys.path.insert(0, packages)
     batches = {}
     for k, revision in enumerate(args.revisions):
         name = f"cule_{k}"
         _export(revision, Path(packages) / name)
         start = time.time()
+        package = _import_build(name, Path(packages) / name)
         if args.method == "held4":
-            package = importlib.import_module(name)
             for game in games:
                 emulator = package.AtariEmulator(game, args.consoles, seed=0,
                                                  repeat_action_probability=0.0)

@@ -2,8 +2,8 @@
 argument combinations, every step compared (obs, rewards, terminated, truncated, lives, frame
 counters). The CI test (tests/test_agent_step_vs_ale.py) runs a few short cases; this runs many.
 
-    python tools/agent_step_sweep.py                          # default games x combos, 300 steps
-    python tools/agent_step_sweep.py --games pong,adventure --steps 1000 --envs 4
+    python -m tools.agent_step_sweep                          # default games x combos, 300 steps
+    python -m tools.agent_step_sweep --games pong,adventure --steps 1000 --envs 4
 
 Prints one line per (game, combination): OK with the number of episodes ended, or the first
 difference.

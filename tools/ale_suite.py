@@ -1,6 +1,6 @@
 """ale-py's own Python test suite, run against cule_py: the drop-in check users care about.
 
-    python tools/ale_suite.py ALE_SOURCE [--files test_atari_env.py test_atari_vector_env.py]
+    python -m tools.ale_suite ALE_SOURCE [--files test_atari_env.py test_atari_vector_env.py]
         [--json out.json] [-- more pytest arguments, e.g. -k clone]
 
 ALE_SOURCE is a checkout of the Arcade-Learning-Environment repository at the release of the
@@ -59,7 +59,7 @@ def run_suite(source: pathlib.Path, files: list[str], cule: bool, extra: list[st
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python tools/ale_suite.py", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tools.ale_suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", type=pathlib.Path,
                         help="a checkout of the Arcade-Learning-Environment repository at the "

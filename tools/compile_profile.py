@@ -1,9 +1,9 @@
 """Where a cold CPU compile of cule_py's kernels spends its time.
 
-    python tools/compile_profile.py emulator            # AtariEmulator: drive and the small ones
-    python tools/compile_profile.py vector              # AtariVectorEnv: agent step and reset
-    python tools/compile_profile.py emulator vector --json out.json
-    python tools/compile_profile.py cuda:drive          # one CUDA kernel (tools/gpu_precompile.py's
+    python -m tools.compile_profile emulator            # AtariEmulator: drive and the small ones
+    python -m tools.compile_profile vector              # AtariVectorEnv: agent step and reset
+    python -m tools.compile_profile emulator vector --json out.json
+    python -m tools.compile_profile cuda:drive          # one CUDA kernel (tools/gpu_precompile.py's
                                                         # names: drive, step, reset, ...) for sm_90
 
 CPU jobs compile in memory (CULE_PY_NO_CACHE=1, nothing read from or written to the kernel
@@ -107,8 +107,7 @@ def install_cuda() -> None:
 def run_cuda(which: str) -> float:
     import tempfile
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import gpu_precompile
+    from tools import gpu_precompile
 
     os.environ.pop("CULE_PY_NO_CACHE", None)
     os.environ["CULE_PY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cule_py_cuda_profile_")

@@ -1,8 +1,8 @@
 """The GPU backend against the CPU backend, frame by frame: per-frame hashes of every console's
 RAM and screen, and its reward, lives and game-over flag, must be identical.
 
-    python tools/gpu_check.py --games all --consoles 256 --frames 2000 --out gpu_check.csv
-    python tools/gpu_check.py --games pong breakout --consoles 4096 --frames 600 --out big.csv
+    python -m tools.gpu_check --games all --consoles 256 --frames 2000 --out gpu_check.csv
+    python -m tools.gpu_check --games pong breakout --consoles 4096 --frames 600 --out big.csv
 
 Both sides are `cule_py.AtariEmulator` (device="cuda" and device="cpu") with the same seeds,
 sticky actions at 0.25, and the same random actions held 1-8 frames; a console whose game is over
@@ -28,16 +28,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-import cule_py  # noqa: E402
-from cule_py.games import GAMES  # noqa: E402
-from cule_py.kernels import cart, game_logic  # noqa: E402
-
+import cule_py
+from cule_py.games import GAMES
+from cule_py.kernels import cart, game_logic
 # The hash, the fold multiplier and the action schedule are shared with the runbook's exactness
 # stage (tools/gpu_runbook/digests.py).
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "gpu_runbook"))
-from digests import MULTIPLIER, Hasher, action_schedule, row_hashes  # noqa: E402,F401
+from tools.gpu_runbook.digests import MULTIPLIER, Hasher, action_schedule, row_hashes  # noqa: F401
 
 FIELDS = ["game", "consoles", "frames", "seed", "result", "first_bad_frame", "what_differs",
           "resets", "gpu_seconds", "cpu_seconds"]

@@ -20,7 +20,7 @@ its copies are averaged, and loop bodies that the compiler unrolled count their 
 per execution: the estimate is a map of where the instructions go, to be checked against ncu's
 total on the next GPU run (stage 3 profiles the same kernels), not a measurement.
 
-    python tools/gpu_line_profile.py --game pong --consoles 8 --warmup 100 --steps 2 \\
+    python -m tools.gpu_line_profile --game pong --consoles 8 --warmup 100 --steps 2 \\
         --out benchmarks/results/DIR
 
 writes `counts-GAME-*.json`, `sass-step-*.json`, `sass-observe-*.json` (cached per kernel source
@@ -28,7 +28,7 @@ fingerprint; the warm-up's kernel arguments in `inputs-*.npz`, reusable across v
 kernels) and `profile-GAME.md`: the step kernel's lines and those of the observation's own
 launch (agent_observe_cuda), each against its kernel's SASS.
 
-    python tools/gpu_line_profile.py --warp --game pong --warmup 300 --out DIR
+    python -m tools.gpu_line_profile --warp --game pong --warmup 300 --out DIR
 
 models one raw frame of a warp of 32 decorrelated consoles instead (drive_cuda's SASS): each
 lane's lines recorded 6507 instruction by instruction with the instruction's scanline key, then
@@ -53,7 +53,6 @@ import time
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 KERNEL_DIR = REPO / "cule_py" / "kernels"
-sys.path.insert(0, str(REPO / "tools"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,13 +115,12 @@ COUNT_CHILD = textwrap.dedent("""
     import json, sys, time
     import numpy as np
     from numba import cuda
-    sys.path.insert(0, sys.argv[3])
-    from gpu_line_profile import LineCounter
+    from tools.gpu_line_profile import LineCounter
     from cule_py.kernels import agent_step as K
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    count, steps, bands = int(d["count"]), int(sys.argv[4]), int(d["bands"])
+    count, steps, bands = int(d["count"]), int(sys.argv[3]), int(d["bands"])
     args = [d[f"a{i}"] for i in range(count)]
     args = [int(a) if a.ndim == 0 else a for a in args]
     import inspect
@@ -156,14 +154,20 @@ COUNT_CHILD = textwrap.dedent("""
 """)
 
 
+def child_env(**variables) -> dict:
+    """os.environ for a child Python that imports this checkout's cule_py and tools, plus
+    `variables`."""
+    env = dict(os.environ, **variables)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    return env
+
+
 def run_simulated(child: str, inputs: pathlib.Path, outputs: pathlib.Path, *args) -> None:
     """Run `child` (Python source) under numba's CUDA simulator in a process of its own (the
-    simulator must be chosen before numba is imported): argv inputs, outputs, tools dir, args."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    simulator must be chosen before numba is imported): argv inputs, outputs, args."""
+    env = child_env(NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
     proc = subprocess.run([sys.executable, "-c", child, str(inputs), str(outputs),
-                           str(REPO / "tools"), *map(str, args)], env=env, capture_output=True,
-                          text=True)
+                           *map(str, args)], env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
 
@@ -295,8 +299,7 @@ WARP_CHILD = textwrap.dedent("""
     import json, pickle, sys, time
     import numpy as np
     from numba import cuda
-    sys.path.insert(0, sys.argv[3])
-    from gpu_line_profile import StepRecorder
+    from tools.gpu_line_profile import StepRecorder
     from cule_py.kernels import console as K
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
@@ -545,10 +548,9 @@ def enable_line_information(unroll: bool = False) -> None:
 
 SASS_CHILD = textwrap.dedent("""
     import json, pathlib, subprocess, sys, tempfile
-    sys.path.insert(0, sys.argv[3])
-    import gpu_model as g
     import numba.cuda.dispatcher as cdisp
-    from gpu_line_profile import enable_line_information, sass_lines
+    from tools import gpu_model as g
+    from tools.gpu_line_profile import enable_line_information, sass_lines
 
     enable_line_information()
     which = sys.argv[1]
@@ -576,8 +578,8 @@ def line_sass(which: str, out_dir: pathlib.Path) -> dict:
 
     path = out_dir / f"sass-{which}-{FINGERPRINT[:12]}.json"
     if not path.exists():
-        subprocess.run([sys.executable, "-c", SASS_CHILD, which, str(path),
-                        str(REPO / "tools")], check=True)
+        subprocess.run([sys.executable, "-c", SASS_CHILD, which, str(path)], env=child_env(),
+                       check=True)
     return json.loads(path.read_text())
 
 

@@ -1,12 +1,12 @@
 """An offline model of the GPU backend's throughput, run on a machine without a GPU (issue 24).
 
-    python tools/gpu_model.py static [--kernels drive flags step reset fill] [--cubin-dir DIR]
+    python -m tools.gpu_model static [--kernels drive flags step reset fill] [--cubin-dir DIR]
                                      [--keep DIR] [--max-registers 128 ...] [--json OUT] [--md OUT]
-    python tools/gpu_model.py occupancy [--static-json OUT_OF_STATIC] [--registers N]
+    python -m tools.gpu_model occupancy [--static-json OUT_OF_STATIC] [--registers N]
                                         [--threads-per-block 128] [--memory] [--json OUT]
-    python tools/gpu_model.py trace [--games pong ...] [--consoles 64] [--frames 2]
+    python -m tools.gpu_model trace [--games pong ...] [--consoles 64] [--frames 2]
                                     [--warmup 300] [--weights k=v,...] [--json OUT]
-    python tools/gpu_model.py calibrate [--counts tools/gpu_model_calibration.json]
+    python -m tools.gpu_model calibrate [--counts tools/gpu_model_calibration.json]
                                         [--trace --consoles 512] [--json OUT]
 
 static: the hot CUDA kernels (drive_cuda and lives_and_flags_cuda of kernels/environment.py,
@@ -72,8 +72,6 @@ import types as pytypes
 import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 CC = (9, 0)
 KERNELS = {"drive": "drive_cuda", "flags": "lives_and_flags_cuda", "step": "agent_step_cuda",
@@ -187,12 +185,10 @@ def kernel_signature(which: str):
     from numba import cuda
     import numba
 
-    sys.path.insert(0, str(REPO / "tools"))
-    from gpu_warm import kernel_and_arguments
+    from tools.gpu_warm import _types, kernel_and_arguments
 
     kernel, args = kernel_and_arguments(which)
     if cuda.is_available():
-        from gpu_warm import _types
 
         return kernel, _types(cuda, args)
     return kernel, tuple(numba.typeof(a) for a in args)
@@ -529,17 +525,21 @@ def compiled_kernel(which: str) -> dict:
 
 
 def in_child(module: str, function: str, *args, timeout: float = 3600):
-    """`module.function(*args)` (a module of tools/) run in a fresh Python process, its result
-    passed back as JSON; an ImportError there (no NVVM, no nvJitLink) is raised again here. The
-    child ends without the interpreter's teardown once the result is written. Why: the
-    compilers' objects (NVVM programs, LLVM modules, nvJitLink state) are freed whenever a
-    garbage collection reaches them, and once that aborted a CI test process (SIGABRT, minutes
-    later, in an unrelated CPU test) after these compiles had passed; in a child they never
-    outlive the compile, and a crash would name the compile that caused it."""
+    """`tools.<module>.function(*args)` run in a fresh Python process, its result passed back as
+    JSON; an ImportError there (no NVVM, no nvJitLink) is raised again here. The child ends
+    without the interpreter's teardown once the result is written. Why: the compilers' objects
+    (NVVM programs, LLVM modules, nvJitLink state) are freed whenever a garbage collection
+    reaches them, and once that aborted a CI test process (SIGABRT, minutes later, in an
+    unrelated CPU test) after these compiles had passed; in a child they never outlive the
+    compile, and a crash would name the compile that caused it. The child runs with `-P`: the
+    current folder (the repository root under pytest) is not put on sys.path, where its cule_py
+    would shadow the installed copy the tests check."""
+    import tools
+
     out = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"cule_py_child_{os.getpid()}.json"
-    code = ("import json, os, sys\n"
-            f"sys.path.insert(0, {str(pathlib.Path(__file__).resolve().parent)!r})\n"
-            f"import {module}\n"
+    code = (tools.child_prelude()
+            + "import json, os, sys\n"
+            f"from tools import {module}\n"
             "try:\n"
             f"    result = {{'value': {module}.{function}(*{list(args)!r})}}\n"
             "except ImportError as err:\n"
@@ -548,7 +548,7 @@ def in_child(module: str, function: str, *args, timeout: float = 3600):
             "sys.stdout.flush(); sys.stderr.flush()\n"
             "os._exit(0)\n")
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                               timeout=timeout)
         if done.returncode != 0 or not out.exists():
             raise RuntimeError(f"{module}.{function}{args} failed in its child process "
@@ -690,8 +690,7 @@ def memory(game: str = "pong", sizes=(16, 64)) -> dict:
     """Bytes per console of the agent-step env and of a raw AtariEmulator (the runbook's own
     measure, on the CPU backend: the same arrays as the GPU backend allocates, here in host
     memory; a batch also holds a few fixed tables)."""
-    sys.path.insert(0, str(REPO / "tools" / "gpu_runbook"))
-    from preflight import memory_per_console
+    from tools.gpu_runbook.preflight import memory_per_console
 
     return memory_per_console("cpu", game=game, sizes=sizes)
 
@@ -777,7 +776,7 @@ def lockstep_warp(segments: list) -> dict:
     The cost is linear in the weights, so this returns per weight its count: "thread" (summed
     over lanes: what the lanes execute) and "warp" (what the warp issues), and "lane_thread" per
     lane (a warp of 32 copies of a lane issues exactly that lane's count)."""
-    import gpu_trace as T
+    from tools import gpu_trace as T
 
     lanes = len(segments)
     steps = max(len(seg) for seg in segments)
@@ -835,7 +834,7 @@ def scheduled_warp(segments: list, schedule: str) -> tuple[np.ndarray, int]:
     register, summed over the scheduled steps) and the number of steps. The lanes of a step
     are at one PC, so they share one opcode (and, but for indexing, one register), and the
     step's drawing lasts as long as its longest lane's."""
-    import gpu_trace as T
+    from tools import gpu_trace as T
 
     lanes = len(segments)
     lengths = np.array([len(seg) for seg in segments])
@@ -889,7 +888,7 @@ def lockstep_counts(traced: dict, warp: int = 32, schedules=()) -> dict:
     """lockstep_warp over every warp and traced frame of a trace: totals and per warp-frame
     counts (weight-free), and per console-frame accesses; for each of `schedules` (SCHEDULES
     but "free") also the warp-frames' counts under it, as `warp_counts_<schedule>`."""
-    import gpu_trace as T
+    from tools import gpu_trace as T
 
     rec, ends = traced["records"], traced["ends"]
     consoles, frames = ends.shape
@@ -1232,7 +1231,7 @@ def trace_counts(game: str, consoles: int, frames: int, warmup: int, seed: int,
                  chunk: int = 128, schedules=()) -> dict:
     """lockstep_counts over `consoles` consoles traced `chunk` at a time (the records of 128
     consoles x 2 frames take ~230 MB), each chunk its own seed."""
-    import gpu_trace as T
+    from tools import gpu_trace as T
 
     parts = []
     for i, first in enumerate(range(0, consoles, chunk)):
@@ -1280,12 +1279,11 @@ def trace_markdown(results: dict) -> str:
 def frozen() -> dict:
     """The frozen calibration (FROZEN), or a clear error before it exists."""
     if FROZEN is None:
-        raise SystemExit("the model is not calibrated yet: run `gpu_model.py calibrate`")
+        raise SystemExit("the model is not calibrated yet: run `python -m tools.gpu_model calibrate`")
     return FROZEN
 
 
 def _trace_command(args) -> int:
-    sys.path.insert(0, str(REPO / "tools"))
     cal = frozen() if args.weights == "" else None
     weights = dict(cal["weights"]) if cal else dict(DEFAULT_WEIGHTS)
     for item in filter(None, args.weights.split(",")):
@@ -1329,7 +1327,6 @@ def _trace_command(args) -> int:
 
 
 def _calibrate_command(args) -> int:
-    sys.path.insert(0, str(REPO / "tools"))
     recorded = RECORDED[args.recorded]
     counts_path = args.counts or str(CALIBRATION_FILES[args.recorded])
     if args.trace:

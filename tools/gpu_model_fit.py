@@ -1,6 +1,6 @@
 """The offline GPU model against every GPU figure recorded, its error, and a refit (issue 56).
 
-    python tools/gpu_model_fit.py [--md OUT] [--json OUT] [--draws 5]
+    python -m tools.gpu_model_fit [--md OUT] [--json OUT] [--draws 5]
 
 Six GPU runs were lent between 2026-11-22 and 2026-11-27. This reads what they recorded from
 the files they left (benchmarks/results/gpu_fps.jsonl, benchmarks/results/2026-11-23-h100/,
@@ -44,10 +44,9 @@ import sys
 
 import numpy as np
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
+from tools import gpu_model as G
 
-import gpu_model as G  # noqa: E402
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 BENCH = REPO / "benchmarks"
 RESULTS_DIR = BENCH / "results"

@@ -2,8 +2,8 @@
 machine loads instead of compiling (about two minutes a console kernel on a 2-core VM), and strip
 each entry to its cubin.
 
-    python tools/gpu_precompile.py --cache-dir .gpurun/pcache            # all kernels, cc 9.0
-    python tools/gpu_precompile.py --cache-dir DIR --kernels drive flags --cc 9.0
+    python -m tools.gpu_precompile --cache-dir .gpurun/pcache            # all kernels, cc 9.0
+    python -m tools.gpu_precompile --cache-dir DIR --kernels drive flags --cc 9.0
 
 Run it under the Python, numba and numba-cuda versions of the GPU machine (the cache directory is
 named after the kernel sources and the numba version, and numba-cuda keys entries on the CUDA
@@ -54,9 +54,6 @@ def groups(kernels, jobs: int) -> list[list[str]]:
 
 
 def _compile_group(kernels: list[str], cc: tuple[int, int]) -> None:
-    # `python tools/gpu_runbook prepare` runs this in a venv of the GPU machine's versions
-    # without cule_py installed: this checkout's cule_py, then (gpu_warm) its tools folder.
-    sys.path.insert(0, str(REPO))
     from cule_py.testing import install_fake_cupy
 
     install_fake_cupy()
@@ -76,8 +73,7 @@ def _compile_group(kernels: list[str], cc: tuple[int, int]) -> None:
     import cule_py._device as dev
 
     dev.require_cuda = lambda index: cuda
-    sys.path.insert(0, str(REPO / "tools"))
-    from gpu_warm import kernel_and_arguments
+    from tools.gpu_warm import kernel_and_arguments
 
     for which in kernels:
         kernel, args = kernel_and_arguments(which)
@@ -148,8 +144,12 @@ def main() -> int:
         return 0
     start = time.perf_counter()
     plan = groups(args.kernels, args.jobs)
-    children = [subprocess.Popen([sys.executable, __file__, "--cache-dir", args.cache_dir,
-                                  "--cc", args.cc, "--group", ",".join(g)]) for g in plan]
+    # From the repository root, as `python -m tools.gpu_precompile` itself: `python -m
+    # tools.gpu_runbook prepare` runs this in a venv of the GPU machine's versions without
+    # cule_py installed, where the checkout's cule_py is the one compiled.
+    children = [subprocess.Popen([sys.executable, "-m", "tools.gpu_precompile",
+                                  "--cache-dir", os.environ["CULE_PY_CACHE_DIR"], "--cc", args.cc,
+                                  "--group", ",".join(g)], cwd=REPO) for g in plan]
     failed = [",".join(g) for g, child in zip(plan, children) if child.wait() != 0]
     print(f"{len(args.kernels)} kernels in {len(plan)} processes: {time.perf_counter() - start:.0f} "
           f"s wall", flush=True)

@@ -2,7 +2,7 @@
 CUDA kernels, what the GPU compiler made of it (registers, local memory, spills where numba-cuda
 reports them). Separate processes can compile separate kernels at once:
 
-    for k in cpu drive flags step reset fill; do python tools/gpu_warm.py $k & done; wait
+    for k in cpu drive flags step reset fill; do python -m tools.gpu_warm $k & done; wait
 
 The CUDA kernels are compiled for the types the GPU backend launches them with (field-major
 views), taken from a real batch whose power-on is skipped (nothing runs, only the types matter).
@@ -10,19 +10,16 @@ views), taken from a real batch whose power-on is skipped (nothing runs, only th
 
 from __future__ import annotations
 
-import pathlib
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import numba
+import numpy as np
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-
-from cule_py.batch import ConsoleBatch  # noqa: E402
-from cule_py.kernels import agent_step as K  # noqa: E402
-from cule_py.kernels import environment as E  # noqa: E402
-from cule_py.kernels import layout as L  # noqa: E402
+from cule_py.batch import ConsoleBatch
+from cule_py.kernels import agent_step as K
+from cule_py.kernels import environment as E
+from cule_py.kernels import layout as L
 
 GAME = "pong"
 

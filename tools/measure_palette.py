@@ -1,7 +1,7 @@
 """Measure ALE's colour palettes (NTSC and PAL) and its grey values from ale-py, as a black box.
 
-    /tmp/venv/bin/python tools/measure_palette.py            # rewrites cule_py/palette.py
-    /tmp/venv/bin/python tools/measure_palette.py --check    # compares, writes nothing
+    /tmp/venv/bin/python -m tools.measure_palette            # rewrites cule_py/palette.py
+    /tmp/venv/bin/python -m tools.measure_palette --check    # compares, writes nothing
 
 ALE's `getScreen()` gives palette indices, `getScreenRGB()` and `getScreenGrayscale()` the same
 screen through its palette. Nothing here is copied from ALE or Stella (both GPL): the tables are

@@ -5,9 +5,9 @@ keeps no object file. This tool records the cached object code as numba loads it
 where the JIT placed it, and attributes perf's samples to its functions and instructions.
 
     perf record -e cpu-clock -F 4000 -o /tmp/cule.perf \\
-        python tools/profile_console.py run pong --frames 3000 --out /tmp/cule-prof
-    python tools/profile_console.py report --perf /tmp/cule.perf --out /tmp/cule-prof
-    python tools/profile_console.py report ... --function update_frame --threshold 50
+        python -m tools.profile_console run pong --frames 3000 --out /tmp/cule-prof
+    python -m tools.profile_console report --perf /tmp/cule.perf --out /tmp/cule-prof
+    python -m tools.profile_console report ... --function update_frame --threshold 50
 
 `run` plays `--consoles` consoles of GAME on one numba thread with random actions (sticky 0.25),
 `--no-pixels` sets the TIA's skip-draw flag (collisions only). `report` prints each function's
@@ -16,7 +16,7 @@ spots of the first function whose symbol contains that text.
 
 Timings on a shared VM move by 1.5x between runs of the same build; instruction counts do not.
 
-    python tools/profile_console.py count pong --frames 200 --consoles 4
+    python -m tools.profile_console count pong --frames 200 --consoles 4
 
 runs `run` under valgrind's callgrind and prints the x86 instructions each kernel function
 executed per console-frame: the same build and workload give the same counts to a fraction of a
@@ -246,7 +246,7 @@ def count(args):
     env = dict(os.environ, NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES=HASWELL_FEATURES,
                CULE_PY_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0",
                PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    me = [sys.executable, os.path.abspath(__file__), "run", args.game, "--consoles",
+    me = [sys.executable, "-m", "tools.profile_console", "run", args.game, "--consoles",
           str(args.consoles), "--out", args.out]
     if args.no_pixels:
         me.append("--no-pixels")

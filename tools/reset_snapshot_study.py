@@ -1,8 +1,8 @@
 """How much of a reset could be skipped exactly: the study behind a reset snapshot cache (issue 27).
 
-    python tools/reset_snapshot_study.py [--games breakout pong ...] [--consoles 64]
+    python -m tools.reset_snapshot_study [--games breakout pong ...] [--consoles 64]
                                          [--resets 256] [--max-steps 4000] [--json OUT]
-    python tools/reset_snapshot_study.py --table-hits --games all --consoles 8 --max-steps 300
+    python -m tools.reset_snapshot_study --table-hits --games all --consoles 8 --max-steps 300
 
 A reset (ALE's reset_game) begins with System reset and 64 frames that take no input from the
 agent: 60 NOOP frames and the 4 frames of the soft reset. System reset keeps RAM and starts the
@@ -35,11 +35,9 @@ import time
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-from cule_py.kernels import environment as E  # noqa: E402
-from cule_py.kernels import layout as L  # noqa: E402
-from cule_py.kernels import reset_snapshot as RS  # noqa: E402
+from cule_py.kernels import environment as E
+from cule_py.kernels import layout as L
+from cule_py.kernels import reset_snapshot as RS
 
 FRAMES = E.RESET_NOOP_FRAMES + E.SOFT_RESET_FRAMES
 REPORTED = (0, 1, 2, 4, 8, 16, FRAMES)

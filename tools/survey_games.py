@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Survey ale-py for per-game metadata and rewrite the table in cule_py/games.py.
 
-    python tools/survey_games.py            # query ale-py, rewrite the GENERATED block
-    python tools/survey_games.py --check    # query ale-py, exit 1 if the block would change
+    python -m tools.survey_games            # query ale-py, rewrite the GENERATED block
+    python -m tools.survey_games --check    # query ale-py, exit 1 if the block would change
 
 What is queried live (one fresh ALEInterface and one loadROM per game, ALE's Info log captured):
 md5 and size, ALE's detected bank-switching scheme, TV format and Stella cart name (the log),

@@ -1,9 +1,9 @@
 """Sweep AtariEmulator against ale-py live, game by game: everything compared after every frame.
 
-    python tools/sweep.py                                  # every game the emulator runs, 3000 frames
-    python tools/sweep.py --frames 600 --games pong,breakout
-    python tools/sweep.py --modes all --frames 600         # every (mode, difficulty) pair
-    python tools/sweep.py --out docs/exactness.md          # also write the results as markdown
+    python -m tools.sweep                                  # every game the emulator runs, 3000 frames
+    python -m tools.sweep --frames 600 --games pong,breakout
+    python -m tools.sweep --modes all --frames 600         # every (mode, difficulty) pair
+    python -m tools.sweep --out docs/exactness.md          # also write the results as markdown
 
 For each game (and mode) console i of an AtariEmulator runs against its own ALEInterface
 (random_seed seed + i, same sticky probability): loadROM, setMode/setDifficulty, reset_game,
@@ -100,7 +100,7 @@ def main(argv=None):
         where = machine(packages=())
         header = [
             "# Exactness against ale-py", "",
-            f"Written by `python tools/sweep.py {' '.join(argv or sys.argv[1:])}`: ale-py "
+            f"Written by `python -m tools.sweep {' '.join(argv or sys.argv[1:])}`: ale-py "
             f"{ale_py.__version__}, {where['arch']} {where['system']}, python "
             f"{where['python']}. Every frame of every console compared (RAM, screen, "
             f"reward, lives, game over, frame counters); sticky actions {args.sticky}; random "

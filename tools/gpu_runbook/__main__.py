@@ -1,12 +1,12 @@
 """The GPU runbook: what a lent GPU has to show, run unattended in one command.
 
-    python tools/gpu_runbook prepare                   # here: kernels precompiled, wheels (once)
+    python -m tools.gpu_runbook prepare                # here: kernels precompiled, wheels (once)
     bash tools/gpu_runbook/device.sh 1 3 2             # there, one command (9.5 min): preflight
                                                        # and exactness, the Nsight Compute
                                                        # profile, then throughput
-    python tools/gpu_runbook compare --results DIR     # here: the CPU side of the exactness check
-    python tools/gpu_runbook report --results DIR      # here: a markdown summary for RESULTS.md
-    python tools/gpu_runbook dry-run --results DIR     # anywhere: all of it on the CPU, tiny sizes
+    python -m tools.gpu_runbook compare --results DIR  # here: the CPU side of the exactness check
+    python -m tools.gpu_runbook report --results DIR   # here: a markdown summary for RESULTS.md
+    python -m tools.gpu_runbook dry-run --results DIR  # anywhere: all of it on the CPU, tiny sizes
 
 Each stage writes its records as it goes (JSON lines in the results folder) and skips what is
 already there, so a command cut short is resumed by running it again. benchmarks/README.md has
@@ -20,11 +20,7 @@ import pathlib
 import sys
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE.parents[1]))          # this checkout's cule_py
-
-from common import RESULTS, Log, gpu_present  # noqa: E402
+from .common import RESULTS, Log, gpu_present
 
 # Seconds per stage on the GPU machine: a session is lent 15 minutes of device time in all, a
 # machine's start (0.5-2 min) included, and a second call risks an idle gap or a second start.
@@ -39,11 +35,7 @@ STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and trainin
 def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
               time_limit: float, allow_compile: bool = False,
               profile_consoles: list[int] | None = None, profile_agent: bool = True) -> int:
-    import exactness
-    import preflight
-    import ncu_profile
-    import throughput
-    import training
+    from . import exactness, ncu_profile, preflight, throughput, training
 
     results.mkdir(parents=True, exist_ok=True)
     log = Log(results, "runbook", prefix=f"stage {stage}")
@@ -57,7 +49,7 @@ def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
         report = preflight.run(results, device=device, log=log)
         if device != "cpu" and not report.get("all_kernels_cached") and not allow_compile:
             log("STOP: a kernel is not in the carried cache; it would compile here for minutes. "
-                "Run `python tools/gpu_runbook prepare` on the development machine with the "
+                "Run `python -m tools.gpu_runbook prepare` on the development machine with the "
                 "GPU machine's versions (preflight.json lists them), or pass --allow-compile.")
             return 2
         exactness.run_stage(results, device=device, scale=scale, time_limit=left() - 10,
@@ -84,8 +76,7 @@ def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
 def dry_run(results: pathlib.Path) -> int:
     """Every stage on the CPU at tiny sizes, then the comparison and the report: the whole
     runbook's code runs, so that a GPU session does not find a typo."""
-    import exactness
-    import report
+    from . import exactness, report
 
     for stage in (1, 2, 3):
         code = run_stage(stage, results, device="cpu", scale="tiny", time_limit=120.0)
@@ -100,7 +91,7 @@ def dry_run(results: pathlib.Path) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python tools/gpu_runbook",
+    parser = argparse.ArgumentParser(prog="python -m tools.gpu_runbook",
                                      description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prepare", help="development machine: precompile kernels, fetch wheels")
@@ -128,7 +119,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "prepare":
-        import prepare
+        from . import prepare
 
         return prepare.main(python312=args.python312 or prepare.default_python312(),
                             skip_precompile=args.skip_precompile, skip_wheels=args.skip_wheels)
@@ -140,12 +131,12 @@ def main(argv=None) -> int:
                          profile_consoles=args.profile_consoles,
                          profile_agent=not args.profile_no_agent)
     if args.command == "compare":
-        import exactness
+        from . import exactness
 
         print(exactness.compare(args.results, log=Log(args.results, "compare")))
         return 0
     if args.command == "report":
-        import report
+        from . import report
 
         print(report.markdown(args.results))
         return 0

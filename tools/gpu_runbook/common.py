@@ -96,7 +96,8 @@ def gpu_present() -> bool:
 
 
 def python_env() -> dict:
-    """os.environ for a child Python that imports this checkout's cule_py (not another copy)."""
+    """os.environ for a child Python that imports this checkout's cule_py (not another copy) and
+    its tools."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["PYTHONUNBUFFERED"] = "1"

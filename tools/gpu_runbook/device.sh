@@ -2,7 +2,7 @@
 # On a lent GPU machine, from the repository root, one command for all three stages (9.5 min):
 #     bash tools/gpu_runbook/device.sh 1 3 2
 # (one stage with its options: bash tools/gpu_runbook/device.sh 2 --time-limit 200)
-# The device call must carry .gpurun and .whl (made by `python tools/gpu_runbook prepare`).
+# The device call must carry .gpurun and .whl (made by `python -m tools.gpu_runbook prepare`).
 # Sets up the carried wheels and the precompiled kernel cache and runs each stage with its time
 # limit. With $OUT set (a device call) the stages write straight into $OUT, so that what they
 # wrote comes back even when the command is stopped at its limit; the records of earlier calls
@@ -50,7 +50,7 @@ for stage in "${stages[@]}"; do
             [ -f ".gpurun/results/$f" ] && cp ".gpurun/results/$f" "$results/"
         done
     fi
-    python3 tools/gpu_runbook stage "$stage" --results "$results" "${options[@]}"
+    python3 -m tools.gpu_runbook stage "$stage" --results "$results" "${options[@]}"
     code=$?
     # 2: a kernel is missing from the carried cache; later stages would compile it for minutes.
     [ $code -eq 2 ] && break

@@ -108,8 +108,8 @@ vector job 15 s per 100 of its 500 steps, so a full compare takes roughly 20-30 
 rows whose device row has not changed, so it can be stopped and run again). The tiny scale: 5-12 s
 for run_stage and as much for compare, kernels cached.
 
-    python tools/gpu_runbook/exactness.py run --device cuda --scale full --time-limit 450 DIR
-    python tools/gpu_runbook/exactness.py compare DIR
+    python -m tools.gpu_runbook.exactness run --device cuda --scale full --time-limit 450 DIR
+    python -m tools.gpu_runbook.exactness compare DIR
 """
 
 from __future__ import annotations
@@ -130,14 +130,8 @@ os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "32")
 
 import numpy as np  # noqa: E402
 
-_HERE = pathlib.Path(__file__).resolve().parent
-_REPO = _HERE.parents[1]
-for _path in (str(_HERE), str(_REPO)):
-    if _path not in sys.path:
-        sys.path.append(_path)
-
-from common import environment  # noqa: E402
-from digests import Hasher, action_schedule, as_u64, decode_u64, encode_u64, fold  # noqa: E402
+from .common import environment  # noqa: E402
+from .digests import Hasher, action_schedule, as_u64, decode_u64, encode_u64, fold  # noqa: E402
 
 MODES = ("emulator", "vector")
 FIELDS = {"emulator": ("ram", "screen", "reward", "lives", "game_over"),

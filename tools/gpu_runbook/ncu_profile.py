@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import time
 
-from common import Deadline, Log, append_record, python, python_env
+from .common import Deadline, Log, append_record, python, python_env
 
 METRICS = (
     "smsp__thread_inst_executed_per_inst_executed.ratio",   # active threads per warp instruction
@@ -38,7 +38,7 @@ WHY_METRICS = tuple(
     for space in ("global", "local") for op in ("ld", "st") for what in ("sectors", "requests"))
 KERNELS = ("drive_cuda", "agent_step_cuda", "agent_step_cuda_capped", "agent_step_cuda_lean",
            "agent_observe_cuda", "agent_reset_cuda", "resetting_lanes_cuda")
-TARGET = pathlib.Path(__file__).resolve().parent / "profile_target.py"
+TARGET = "tools.gpu_runbook.profile_target"     # run with -m, tools found on python_env()'s path
 
 
 def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: float,
@@ -52,7 +52,7 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
     suffix = "" if sizes == default else "_" + "_".join(sizes)
     warmup = "8" if scale == "tiny" else "300"
     order = results / f"profile_order{suffix}.json"
-    target = [python(), str(TARGET), "--device", device, "--consoles", *sizes,
+    target = [python(), "-m", TARGET, "--device", device, "--consoles", *sizes,
               "--warmup-frames", warmup, "--order", str(order),
               "--time-limit", str(max(10.0, deadline.left() - 10.0))]
     if not agent:

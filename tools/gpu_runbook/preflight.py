@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import sys
 import time
 
-from common import REPO, Log
+from .common import Log
 
 KERNELS = ("drive", "flags", "step", "step128", "step64", "observe", "reset", "fill",
            "lanes")
@@ -18,11 +17,10 @@ KERNELS = ("drive", "flags", "step", "step128", "step64", "observe", "reset", "f
 def kernel_cache(log) -> dict:
     """Per CUDA kernel: found in the on-disk cache for the exact launch types or not, and the
     seconds the load took. Nothing is compiled here: a miss is reported, not repaired."""
-    sys.path.insert(0, str(REPO / "tools"))
     from numba import cuda
 
     from cule_py.batch import ConsoleBatch
-    import gpu_warm
+    from tools import gpu_warm
 
     power_on = ConsoleBatch.power_on
     found = {}

@@ -3,7 +3,7 @@ compiles there.
 
 1. A Python 3.12 venv, .venv312 (the GPU image's Python) with the numba, numba-cuda and numpy that are
    also carried as wheels, so the GPU machine runs the very versions that compiled the cache.
-2. tools/gpu_precompile.py in that venv: the four CUDA kernels compiled and linked for sm_90
+2. `python -m tools.gpu_precompile` in that venv: the four CUDA kernels compiled and linked for sm_90
    by NVVM and nvJitLink (no driver needed), stripped to their cubins, in .gpurun/pcache;
    .gpurun/runtime_key records this machine's CUDA runtime version, under which numba-cuda
    keys the entries (tools/device_site makes the GPU machine look them up under it).
@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 
-from common import CACHE_DIR, GPURUN, REPO, RUNTIME_KEY_FILE, WHEELS
+from .common import CACHE_DIR, GPURUN, REPO, RUNTIME_KEY_FILE, WHEELS
 
 PINS = ("numba==0.68.1", "numba-cuda==0.30.4", "numpy==2.4.6", "ale-py==0.12.1",
         "gymnasium==1.4.0", "farama-notifications==0.0.6")
@@ -52,7 +52,7 @@ def venv(path: pathlib.Path, python312: str) -> pathlib.Path:
 def precompile(python: pathlib.Path) -> None:
     if CACHE_DIR.exists():
         shutil.rmtree(CACHE_DIR)
-    _run([str(python), str(REPO / "tools" / "gpu_precompile.py"), "--cache-dir", str(CACHE_DIR),
+    _run([str(python), "-m", "tools.gpu_precompile", "--cache-dir", str(CACHE_DIR),
           "--cc", "9.0"], cwd=REPO)
     version = subprocess.run(
         [str(python), "-c", "from numba.cuda.cudadrv import runtime; "

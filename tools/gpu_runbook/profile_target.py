@@ -2,7 +2,7 @@
 CPU in a dry run): for each batch size, one launch of each hot kernel inside a profiler range,
 after the consoles are decorrelated.
 
-    python tools/gpu_runbook/profile_target.py --device cuda --consoles 16384 65536 --order F
+    python -m tools.gpu_runbook.profile_target --device cuda --consoles 16384 65536 --order F
 
 Per batch size, in this order (F, a JSON file, gets the list of ranges so that ncu's rows can
 be named): raw `act()` of decorrelated consoles (drive_cuda); the same with every console a copy
@@ -16,12 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import sys
 import time
 
 import numpy as np
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 
 class Ranges:

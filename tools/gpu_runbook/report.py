@@ -9,8 +9,8 @@ import json
 import pathlib
 import re
 
-from common import read_records
-from ncu_profile import METRICS, WHY_METRICS
+from .common import read_records
+from .ncu_profile import METRICS, WHY_METRICS
 
 
 def _fmt(value, digits: int = 0) -> str:
@@ -55,7 +55,7 @@ def exactness_section(results: pathlib.Path) -> list[str]:
     lines = ["## Exactness (GPU against the CPU backend)", ""]
     path = results / "exactness_compare.csv"
     if not path.exists():
-        return lines + ["not compared yet (`python tools/gpu_runbook compare`)", ""]
+        return lines + ["not compared yet (`python -m tools.gpu_runbook compare`)", ""]
     with open(path) as f:
         rows = list(csv.DictReader(f))
     by = {}

@@ -45,7 +45,7 @@ import os
 import pathlib
 import time
 
-from common import REPO, Deadline, Log, append_record, environment, read_records
+from .common import Deadline, Log, append_record, environment, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
@@ -208,12 +208,8 @@ def measure_env_runner(item: dict, scale: str, budget: float, log) -> dict:
     rollouts of 16 steps (4 in the dry run) with the PPO network on the item's device, the
     warm-up cut at a third of the budget (Pong's episodes outlast it on the GPU: the record's
     episode_ends_per_step says whether resets fell inside)."""
-    import importlib.util
+    from benchmarks import env_runner_device_path as bench
 
-    spec = importlib.util.spec_from_file_location(
-        "env_runner_device_path", REPO / "benchmarks" / "env_runner_device_path.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
     tiny = scale == "tiny"
     return bench.measure(item["sampler"], game=item["game"], consoles=item["consoles"],
                          steps=4 if tiny else 16, rollouts=2 if tiny else 3,

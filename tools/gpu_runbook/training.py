@@ -19,7 +19,7 @@ import pathlib
 import subprocess
 import time
 
-from common import REPO, Deadline, Log, append_record, python, python_env
+from .common import REPO, Deadline, Log, append_record, python, python_env
 
 EXAMPLE = REPO / "examples" / "ppo_atari.py"
 FULL = ["--num-envs", "8192", "--num-steps", "16", "--num-minibatches", "4",

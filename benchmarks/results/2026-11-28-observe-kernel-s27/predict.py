@@ -22,9 +22,9 @@ import re
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO))     # run from this folder as well: the checkout's tools package
 
-import gpu_model as G  # noqa: E402
+from tools import gpu_model as G  # noqa: E402
 
 GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
 CONSOLES = 16384

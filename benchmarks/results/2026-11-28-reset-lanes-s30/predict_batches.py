@@ -20,12 +20,15 @@ import json
 import math
 import pathlib
 import re
+import importlib.util
 import statistics
-import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "2026-11-28-loop-and-shift-s28"))
-import predict as P   # noqa: E402  (session 28's: the model's constants, ipc(k), gpu_model)
+# Session 28's predict.py: the model's constants, ipc(k), gpu_model.
+_SPEC = importlib.util.spec_from_file_location(
+    "predict_s28", HERE.parent / "2026-11-28-loop-and-shift-s28" / "predict.py")
+P = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(P)
 
 G = P.G
 VARIANTS = {"255 registers": (255, 1.0), "capped at 128": (128, 13480 / 12919),
