@@ -1,7 +1,7 @@
 """The lock-step issue on the CPU, measured: how much each console's share of an agent step
 varies, and what a batched step pays for waiting on its slowest thread.
 
-    python benchmarks/step_spread.py --game breakout --consoles 32 --steps 400
+    python -m benchmarks.step_spread --game breakout --consoles 32 --steps 400
 
 cule_py's `AtariVectorEnv` (v5 settings, NextStep autoreset, random actions) is stepped as usual,
 but each console's part of every step is timed on its own: the step kernel and then the
@@ -32,9 +32,10 @@ from cule_py.kernels import agent_step as K
 from cule_py.vector import AtariVectorEnv
 
 
-def _one_console_step(env: AtariVectorEnv, mask: np.ndarray) -> None:
-    K.agent_step_cpu(*env._step_args(mask))
-    K.agent_reset_cpu(*env._reset_args(K.OP_AUTORESET, mask))
+def _one_console_step(env: AtariVectorEnv, mask: np.ndarray, threads: int = 1) -> None:
+    _threads.run_on_threads(threads, K.agent_step_cpu, env._step_args(mask), env._claims)
+    _threads.run_on_threads(threads, K.agent_reset_cpu, env._reset_args(K.OP_AUTORESET, mask),
+                            env._claims)
 
 
 def measure(game: str, consoles: int, steps: int, warmup: int, seed: int) -> dict:
@@ -48,32 +49,30 @@ def measure(game: str, consoles: int, steps: int, warmup: int, seed: int) -> dic
     resets = np.zeros((steps, consoles), bool)
     empty = np.zeros(consoles, bool)
     overhead = []
-    with _threads.numba_threads(1):
-        for t in range(steps):
-            env._actions[:] = rng.integers(0, n_actions, consoles)
-            resets[t] = env._agent[:, K.A_NEEDS_RESET] != 0
-            for i in range(consoles):
-                mask = np.zeros(consoles, bool)
-                mask[i] = True
-                start = time.perf_counter()
-                _one_console_step(env, mask)
-                times[t, i] = time.perf_counter() - start
+    for t in range(steps):
+        env._actions[:] = rng.integers(0, n_actions, consoles)
+        resets[t] = env._agent[:, K.A_NEEDS_RESET] != 0
+        for i in range(consoles):
+            mask = np.zeros(consoles, bool)
+            mask[i] = True
             start = time.perf_counter()
-            _one_console_step(env, empty)
-            overhead.append(time.perf_counter() - start)
+            _one_console_step(env, mask)
+            times[t, i] = time.perf_counter() - start
+        start = time.perf_counter()
+        _one_console_step(env, empty)
+        overhead.append(time.perf_counter() - start)
     launch = float(np.median(overhead))
     times = np.maximum(times - launch, 0.0)
     # The same two kernels over the whole batch on this machine's threads (no Python around).
     threads = env._threads
     everyone = np.ones(consoles, bool)
     batched = []
-    with _threads.numba_threads(threads):
-        for _ in range(3):
-            start = time.perf_counter()
-            for _ in range(50):
-                env._actions[:] = rng.integers(0, n_actions, consoles)
-                _one_console_step(env, everyone)
-            batched.append((time.perf_counter() - start) / 50)
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(50):
+            env._actions[:] = rng.integers(0, n_actions, consoles)
+            _one_console_step(env, everyone, threads)
+        batched.append((time.perf_counter() - start) / 50)
     env.close()
 
     def lockstep(n_threads: int) -> dict:

@@ -1,20 +1,28 @@
-"""How many of numba's threads one env's kernel launches use.
+"""How many threads one env's kernel launches use, and the threads that run them.
 
-A parallel launch over fewer consoles than threads only adds wake-ups, and on a busy machine each
-idle thread's wake-up can cost milliseconds (measured: one console, 2 threads on a loaded 2-core
-box, 50 steps/s; 1 thread, 700). numba's thread count is per calling thread, so setting it around
-an env's launches leaves every other caller's alone.
+A CPU kernel (agent step, agent reset, the emulator's drive) is a nogil function that claims
+consoles from a shared counter until none is left (kernels/cpu_workers.py). `run_on_threads`
+calls it on this thread and on `count - 1` threads of a pool, each waiting on a queue (no
+spinning), so that consoles go to whichever thread is free: a thread the OS has given to other
+work takes fewer, and a helper that has not started by the time this thread runs out of consoles
+is cancelled rather than waited for. numba's own parallel loop gave each thread a fixed share and
+its OpenMP threads spin at every join: on a core shared with another process, half of the CPU time
+a 2-thread step got went to spinning (Pong, 2 threads slower than 1).
 
-One exception: numba's OpenMP threading layer sets the thread count of the process's OpenMP
-runtime, which PyTorch's CPU kernels share. Left alone, a launch would hand PyTorch numba's count
-(measured: two RLlib env runners, each given one core, ran their policy 2.4x slower once
-cule_py had reset torch.get_num_threads() from 1 to 2). So PyTorch's count is put back after
-each launch.
+A parallel launch over fewer consoles than threads only adds wake-ups (measured: one console, 2
+threads on a loaded 2-core box, 50 steps/s; 1 thread, 700), hence resolve_threads' rule.
+
+Reading numba's thread count starts numba's threading layer, whose OpenMP layer sets the thread
+count of the process's OpenMP runtime, which PyTorch's CPU kernels share (measured: two RLlib env
+runners, each given one core, ran their policy 2.4x slower once cule_py had reset
+torch.get_num_threads() from 1 to 2). So PyTorch's count is put back after each such call.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numba
@@ -57,3 +65,35 @@ def numba_threads(count: int):
             yield
         finally:
             numba.set_num_threads(previous)
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(helpers: int) -> ThreadPoolExecutor:
+    """The process's pool of `helpers` threads (made once, shared by every env asking for as
+    many: each launch's unstarted helpers are cancelled, so two envs never wait on each other)."""
+    with _pools_lock:
+        pool = _pools.get(helpers)
+        if pool is None:
+            pool = _pools[helpers] = ThreadPoolExecutor(helpers, thread_name_prefix="cule_py-cpu")
+        return pool
+
+
+def run_on_threads(count: int, kernel, args: tuple, counter) -> None:
+    """kernel(*args, counter) on this thread and `count - 1` pool threads at once, `counter`
+    (cpu_workers.claim_counter) zeroed first; returns when every console is done. A kernel's
+    exception is raised here."""
+    counter[0] = 0
+    if count <= 1:
+        kernel(*args, counter)
+        return
+    pool = _pool(count - 1)
+    helpers = [pool.submit(kernel, *args, counter) for _ in range(count - 1)]
+    try:
+        kernel(*args, counter)
+    finally:
+        for helper in helpers:
+            if not helper.cancel():
+                helper.result()

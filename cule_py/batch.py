@@ -31,8 +31,9 @@ from . import games
 from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
-from ._threads import numba_threads, resolve_threads
+from ._threads import resolve_threads, run_on_threads
 from .kernels import cart, cpu_console
+from .kernels.cpu_workers import claim_counter
 from .kernels import environment as env_kernel
 from .kernels import game_logic, mt19937, tia_sound
 from .kernels import layout as L
@@ -207,6 +208,8 @@ class ConsoleBatch:
         self._rows = zeros(n, np.int32)
         self._rewards = zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
+        # The drive kernel's claim counter on the CPU (kernels/cpu_workers).
+        self._claims = claim_counter()
         # act(): ALE plays an action outside the game's legal set as NOOP.
         self._act_rows = np.full(18, NOOP, np.int32)
         legal = [int(a) for a in self.game.legal_actions if int(a) < 18]
@@ -242,8 +245,9 @@ class ConsoleBatch:
         (kernels/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the caller."""
         if self.gpu is None:
             cpu_console.compile_ahead([
-                (env_kernel.drive, self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
-                                                   self.difficulty)), *kernels_ahead])
+                (env_kernel.drive, (*self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
+                                                     self.difficulty), self._claims)),
+                *kernels_ahead])
         self.power_on()
         # Every console of a batch runs one ROM, so one display height (PAL detection settles it).
         self.height = int(self.state[0, L.TIA_HEIGHT])
@@ -546,8 +550,7 @@ class ConsoleBatch:
             self.gpu.launch(env_kernel.drive_cuda, self.num_envs, *args)
             return
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
-        with numba_threads(resolve_threads(0, self.num_envs)):
-            env_kernel.drive(*args)
+        run_on_threads(resolve_threads(0, self.num_envs), env_kernel.drive, args, self._claims)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

@@ -24,6 +24,7 @@ A figure is taken in steady state, the state a long training run spends its time
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import statistics
@@ -339,6 +340,10 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
     setup = time.perf_counter() - start
     say(f"{label}: reset and first step took {setup:.1f} s; warm-up to {target} steps")
 
+    staggered = getattr(env, "takes_reset_mask", True)
+    if not staggered:
+        notes.append("no staggered restarts: this env resets a subset only with all of it; its "
+                     "consoles decorrelate by noop starts, sticky actions and their own ends")
     done, ends = 1, _EndCounter()
     start = last_note = time.perf_counter()
     chunk: list = []
@@ -354,7 +359,7 @@ def measure_vector_env(env, *, game: str, label: str, backend: str,
             last_note = now
             say(f"{label}: warm-up {done}/{target} steps, {ends.total()} episode ends, "
                 f"~{(done - 1) * n / (now - start):,.0f} agent steps/s")
-        if done in restarts and target > STAGGER_GROUPS:
+        if staggered and done in restarts and target > STAGGER_GROUPS:
             env.reset(options={"reset_mask": group == restarts[done]})
         if not chunk:
             chunk = list(random_actions(min(64, target - done)))[::-1]
@@ -574,7 +579,48 @@ def make_ale_env(game: str, num_envs: int, threads: int | None = None, **overrid
     return AtariVectorEnv(game, num_envs, num_threads=threads or 0, **settings)
 
 
-SIDE_NAMES = {"cule_py": "cule_py", "ale_py": "ale-py"}
+class EnvPoolVectorEnv:
+    """EnvPool's Atari env (`envpool.make_gymnasium`, the `bench` extra) with AGENT_SETTINGS'
+    meaning, in the shape measure_vector_env drives: seeded when made (its reset takes no seed),
+    no partial reset (a synchronous reset of a subset waits for a whole batch)."""
+
+    takes_reset_mask = False
+
+    def __init__(self, game: str, num_envs: int, threads: int | None = None, seed: int = 0,
+                 **overrides):
+        import envpool
+
+        s = {**AGENT_SETTINGS, **overrides}
+        task = "".join(part.capitalize() for part in game.split("_")) + "-v5"
+        self._env = envpool.make_gymnasium(
+            task, num_envs=num_envs, batch_size=num_envs, num_threads=threads or 0, seed=seed,
+            frame_skip=s["frameskip"], img_height=s["img_height"], img_width=s["img_width"],
+            gray_scale=s["grayscale"], stack_num=s["stack_num"], noop_max=s["noop_max"],
+            use_fire_reset=s["use_fire_reset"], episodic_life=s["episodic_life"],
+            reward_clip=s["reward_clipping"],
+            max_episode_steps=s["max_num_frames_per_episode"] // s["frameskip"],
+            repeat_action_probability=s["repeat_action_probability"])
+        self.num_envs = num_envs
+        self.single_action_space = self._env.single_action_space
+
+    def reset(self, *, seed=None, options=None):
+        if options:
+            raise ValueError("EnvPool's synchronous env resets every env at once")
+        return self._env.reset()
+
+    def step(self, actions):
+        return self._env.step(np.asarray(actions))
+
+    def close(self) -> None:
+        self._env.close()
+
+
+def make_envpool_env(game: str, num_envs: int, threads: int | None = None, **overrides):
+    """EnvPool's env with the same settings (EnvPoolVectorEnv); `threads`: its num_threads."""
+    return EnvPoolVectorEnv(game, num_envs, threads=threads, **overrides)
+
+
+SIDE_NAMES = {"cule_py": "cule_py", "ale_py": "ale-py", "envpool": "EnvPool"}
 
 
 @dataclass
@@ -637,30 +683,55 @@ def compare_cpu(games: Sequence[str], *, envs_per_core: int = 16,
     for game in games:
         for cores in cores_list:
             num_envs = envs_per_core * cores
-            results: dict[str, list[SteadyStateResult]] = {"cule_py": [], "ale_py": []}
-            envs = {}
-            try:
-                for round_ in range(rounds):
-                    order = ("ale_py", "cule_py") if round_ % 2 else ("cule_py", "ale_py")
-                    for side in order:
-                        if side not in envs:
-                            make = make_cule_env if side == "cule_py" else make_ale_env
-                            envs[side] = make(game, num_envs, threads=cores)
-                        results[side].append(measure_vector_env(
-                            envs[side], game=game,
-                            label=f"{SIDE_NAMES[side]} {cores} core(s) round {round_ + 1}",
-                            backend="cpu", warmup_steps=warmup_steps,
-                            window_steps=window_steps, windows=windows, seed=seed + round_,
-                            time_budget=time_budget, progress=progress, threads=cores,
-                            continue_from=results[side][-1] if results[side] else None))
-            finally:
-                for env in envs.values():
-                    env.close()
-            comparisons.append(PairedComparison(game, cores, num_envs, results["cule_py"],
-                                                results["ale_py"]))
+            sides = [Side(f"{SIDE_NAMES[name]} {cores} core(s)",
+                          functools.partial(make, game, num_envs, threads=cores), cores)
+                     for name, make in (("cule_py", make_cule_env), ("ale_py", make_ale_env))]
+            cule, ale = paired_rounds(game, sides, rounds=rounds, warmup_steps=warmup_steps,
+                                      window_steps=window_steps, windows=windows, seed=seed,
+                                      time_budget=time_budget, progress=progress)
+            comparisons.append(PairedComparison(game, cores, num_envs, cule, ale))
             if on_comparison is not None:
                 on_comparison(comparisons[-1])
     return comparisons
+
+
+@dataclass
+class Side:
+    """One env of a paired measurement: its label, how to make it, its threads."""
+
+    label: str
+    make: Callable[[], Any]
+    threads: int
+
+
+def paired_rounds(game: str, sides: Sequence[Side], *, rounds: int = 3,
+                  warmup_steps: int | None = None, window_steps: int = 200, windows: int = 3,
+                  seed: int = 0, time_budget: float | None = None,
+                  progress: Callable[[str], None] | None = None
+                  ) -> list[list[SteadyStateResult]]:
+    """`rounds` rounds of every side, back to back in each round, the order rotating by one side
+    per round so that no side always runs first; each side's results in `sides`' order. A side's
+    env is made once: round 1 is a full `measure_vector_env`, later rounds go on from where its
+    last round left it, with the same fresh action seed on every side."""
+    results: list[list[SteadyStateResult]] = [[] for _ in sides]
+    envs: dict[int, Any] = {}
+    try:
+        for round_ in range(rounds):
+            shift = round_ % len(sides)
+            for i in [*range(shift, len(sides)), *range(shift)]:
+                side = sides[i]
+                if i not in envs:
+                    envs[i] = side.make()
+                results[i].append(measure_vector_env(
+                    envs[i], game=game, label=f"{side.label} round {round_ + 1}",
+                    backend="cpu", warmup_steps=warmup_steps, window_steps=window_steps,
+                    windows=windows, seed=seed + round_, time_budget=time_budget,
+                    progress=progress, threads=side.threads,
+                    continue_from=results[i][-1] if results[i] else None))
+    finally:
+        for env in envs.values():
+            env.close()
+    return results
 
 
 COMPARISON_HEADER = (

@@ -53,13 +53,14 @@ from gymnasium.vector.utils import batch_space
 from . import continuous as continuous_
 from . import palette as palette_
 from ._device import CallClock, own_sm_threads
-from ._threads import numba_threads, resolve_threads
+from ._threads import numba_threads, resolve_threads, run_on_threads
 from .area_resize import area_table, check_supported
 from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
 from .games import Action
 from .kernels import agent_step as K
+from .kernels.cpu_workers import claim_counter
 from .kernels import layout as L
 from .kernels import mt19937
 from .kernels import reset_snapshot
@@ -361,12 +362,14 @@ class AtariVectorEnv(VectorEnv):
         self._started = False
         # Off (None) unless cule_py.steady_state asks: then step times its autoreset launches.
         self._autoreset_clock: CallClock | None = None
+        # The CPU kernels' claim counter (kernels/cpu_workers): consoles go to free threads.
+        self._claims = claim_counter()
         self._setup_spaces()
         # Power on, the kernels compiled first (on the CPU beside the console's compile).
         everyone = np.ones(n, np.bool_)
         b.start(kernels_ahead=[] if b.gpu is not None else [
-            (K.agent_step_cpu, self._step_args(everyone)),
-            (K.agent_reset_cpu, self._reset_args(K.OP_AUTORESET, everyone))])
+            (K.agent_step_cpu, (*self._step_args(everyone), self._claims)),
+            (K.agent_reset_cpu, (*self._reset_args(K.OP_AUTORESET, everyone), self._claims))])
         if b.height != int(self._cfg_host[K.C_SRC_H]):
             self._make_screen_arrays(b.height, b.pal)
             self._cfg_host[K.C_SRC_H] = b.height
@@ -433,9 +436,10 @@ class AtariVectorEnv(VectorEnv):
         """The step launch on the consoles of `mask`, then the observation launch where the
         step leaves its observations to it (observation_bands > 0); no host sync on the GPU."""
         if self._gpu is None:
-            K.agent_step_cpu(*self._step_args(mask))
+            run_on_threads(self._threads, K.agent_step_cpu, self._step_args(mask), self._claims)
             if self._observation_bands:
-                K.agent_observe_cpu(*self._observe_args(mask))
+                with numba_threads(self._threads):
+                    K.agent_observe_cpu(*self._observe_args(mask))
             return
         self._gpu.launch(self._step_kernel, self.num_envs, *self._step_args(mask))
         self._gpu.launch(K.agent_observe_cuda, self.num_envs * self._observation_bands,
@@ -464,10 +468,6 @@ class AtariVectorEnv(VectorEnv):
         return (b.rom_bytes, b.scheme, b.table(b._params), b.table(b._inputs(b.difficulty)),
                 self._cfg, *self._reset_table)
 
-    def _run_reset(self, op, mask) -> None:
-        with numba_threads(self._threads):
-            self._run_reset_kernels(op, mask)
-
     def _launch_reset(self, op, mask, beside_step: bool = False) -> None:
         """`mask`: host bools, or on the GPU also a device array (used as it is). `beside_step`:
         the launch runs on the side stream, beside the step (NextStep)."""
@@ -481,8 +481,10 @@ class AtariVectorEnv(VectorEnv):
         # that may take them (a launch that finds nothing to do returns at once).
         if self._gpu is None:
             if self._direct_lanes:
-                K.agent_reset_cpu(*self._reset_args(K.OP_FILL_TAILS, mask))
-            K.agent_reset_cpu(*self._reset_args(op, mask))
+                run_on_threads(self._threads, K.agent_reset_cpu,
+                               self._reset_args(K.OP_FILL_TAILS, mask), self._claims)
+            run_on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask),
+                           self._claims)
         else:
             if self._direct_lanes:
                 self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())
@@ -569,7 +571,7 @@ class AtariVectorEnv(VectorEnv):
             b.power_on(mask)
             self._seed_noop_rng(mask, seeds)
         self._agent[self._batch.to_device(mask), K.A_REGAME] = 0
-        self._run_reset(K.OP_RESET, mask)
+        self._run_reset_kernels(K.OP_RESET, mask)
 
     # -- the gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -684,22 +686,21 @@ class AtariVectorEnv(VectorEnv):
             self._step_cpu(mask)
 
     def _step_cpu(self, mask) -> None:
-        with numba_threads(self._threads):
-            if self._next_step:
-                stepping, resets = self._split_next_step(mask)
-                self._step_kernels(stepping)
-                mask = resets
+        if self._next_step:
+            stepping, resets = self._split_next_step(mask)
+            self._step_kernels(stepping)
+            mask = resets
+        else:
+            self._step_kernels(mask)
+            resets = self._agent[:, K.A_RESET_NOW] != 0
+        if self._same_step:
+            self._was_reset[mask] = resets[mask]
+            self._final_obs[resets] = self._obs[resets]
+        if resets.any():
+            if self._autoreset_clock is None:
+                self._run_reset_kernels(K.OP_AUTORESET, mask)
             else:
-                self._step_kernels(mask)
-                resets = self._agent[:, K.A_RESET_NOW] != 0
-            if self._same_step:
-                self._was_reset[mask] = resets[mask]
-                self._final_obs[resets] = self._obs[resets]
-            if resets.any():
-                if self._autoreset_clock is None:
-                    self._run_reset_kernels(K.OP_AUTORESET, mask)
-                else:
-                    self._autoreset_clock.time(self._run_reset_kernels, K.OP_AUTORESET, mask)
+                self._autoreset_clock.time(self._run_reset_kernels, K.OP_AUTORESET, mask)
 
     def _split_next_step(self, mask):
         """NextStep: (stepping, resetting) consoles of `mask` (arrays on the batch's device). The

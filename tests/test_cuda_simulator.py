@@ -24,6 +24,7 @@ import pytest
 
 import cule_py
 import cule_py.flat6502 as flat
+from cule_py._threads import run_on_threads
 from cule_py.asm6502 import assemble
 from cule_py.kernels import opcodes as oc
 
@@ -275,7 +276,7 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
     before = env._batch.frame_buffers.copy()
     obs_before = env._obs.copy()
     for _ in range(AGENT_STEPS):
-        K.agent_step_cpu(*args)
+        run_on_threads(1, K.agent_step_cpu, args, env._claims)
         K.agent_observe_cpu(*observe_args)
     assert (env._batch.frame_buffers != before).any()     # the steps drew something
     assert (env._obs != obs_before).any()                 # and observed it
@@ -372,7 +373,7 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     print(_run_simulated(RESET_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
     sim = dict(np.load(tmp_path / "out.npz"))
     before = env._agent.copy()
-    K.agent_reset_cpu(*args)
+    run_on_threads(1, K.agent_reset_cpu, args, env._claims)
     first_table_array = len(args) - 1 - len(env._reset_table)
     for i, a in enumerate(args[:first_table_array]):
         if isinstance(a, np.ndarray):
@@ -447,7 +448,7 @@ def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
     sim = dict(np.load(tmp_path / "out.npz"))
     RS.open_launch(env._reset_table[0], table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np)      # the CPU's writer
-    K.agent_reset_cpu(*args)
+    run_on_threads(1, K.agent_reset_cpu, args, env._claims)
     first_table_array = len(args) - 1 - len(env._reset_table)
     for i, a in enumerate(args[:first_table_array]):
         if isinstance(a, np.ndarray):
@@ -551,7 +552,8 @@ def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
              **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
     print(_run_simulated(FILL_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
     sim = dict(np.load(tmp_path / "out.npz"))
-    K.agent_reset_cpu(*env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)))
+    run_on_threads(1, K.agent_reset_cpu, env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)),
+                   env._claims)
     for i, a in enumerate(args):
         np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
     np.testing.assert_array_equal(table[status:status + 2], played)

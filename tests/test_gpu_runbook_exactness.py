@@ -22,11 +22,9 @@ import types
 import numpy as np
 import pytest
 
-TESTS = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(TESTS.parent / "tools" / "gpu_runbook"))
+from tools.gpu_runbook import digests, exactness
 
-import digests  # noqa: E402
-import exactness  # noqa: E402
+TESTS = pathlib.Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -279,11 +277,13 @@ def test_gpu_backend_host_code_with_a_stand_in_cupy(fake_cupy, tmp_path):
     class Backend(exactness.GpuBackend):
         def _launch_drive(self, batch, args):
             # drive_cuda's arguments, run by the CPU entry (numpy arrays, not the stand-in's)
+            from cule_py._threads import run_on_threads
             from cule_py.kernels import environment as env_kernel
 
             launches.append(int(np.asarray(args[-1]).sum()))
-            env_kernel.drive(*[np.asarray(a) if isinstance(a, np.ndarray) else a
-                               for a in args])
+            run_on_threads(1, env_kernel.drive,
+                           [np.asarray(a) if isinstance(a, np.ndarray) else a for a in args],
+                           batch._claims)
 
     backend = Backend(slots=2, cupy=fake_cupy, emulator_device="cpu")
     # Long enough for flag-driven resets: a Breakout game over by frame ~800 (random play), and
@@ -308,7 +308,6 @@ def test_gpu_backend_host_code_with_a_stand_in_cupy(fake_cupy, tmp_path):
 
 SIMULATED = """
 import sys, types
-sys.path[:0] = sys.argv[1:4]
 from cule_py.testing import install_fake_cupy
 install_fake_cupy()
 import numpy as np
@@ -319,7 +318,7 @@ cp = sys.modules["cupy"]
 cp.asnumpy, cp.ReductionKernel = T._asnumpy, T._Reduction
 cp.cuda = types.SimpleNamespace(Stream=T._Stream, Event=T._Event, Device=cp.cuda.Device,
                                 get_current_stream=T._current, get_elapsed_time=lambda a, b: 0.0)
-import exactness
+from tools.gpu_runbook import exactness
 spec = exactness.Spec(mode="emulator", game="pong", consoles=2, units=2, checkpoint_every=1,
                       reset_every=1, force_rate=1.0, force_fraction=0.5, ahead=2)
 gpu = exactness.replay(spec, exactness.GpuBackend(slots=1, cupy=cp, emulator_device="cuda"), 2)
@@ -341,11 +340,11 @@ def test_device_reset_under_the_cuda_simulator():
     drive_cuda launched by numba's CUDA simulator with the device mask) against
     AtariEmulator.reset on the CPU: 2 Pong consoles, a frame, console 1 reset, a frame (132 s on
     the 2-core development VM, most of it the simulated power-on)."""
-    root = str(TESTS.parent)
+    # The checkout's cule_py and tools (the repository root), and this module (tests/).
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", SIMULATED, str(TESTS),
-                           str(TESTS.parent / "tools" / "gpu_runbook"), root],
-                          env=env, capture_output=True, text=True, timeout=1500)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(TESTS.parent), str(TESTS), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", SIMULATED], env=env, capture_output=True,
+                          text=True, timeout=1500)
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     assert "device reset ok" in proc.stdout

@@ -55,6 +55,7 @@ from .._jit_cache import CACHE_ENABLED
 from . import environment as E
 from . import layout as L
 from . import reset_snapshot as RS
+from .cpu_workers import claim
 from .exact_float import mul_f32
 from .frame_buffer import PIXEL_MASK, ROW_WORDS, pixel
 from .mt19937 import mt_next
@@ -782,15 +783,19 @@ def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
 # hold its whole warp for the reset's 70+ frames.
 
 # nogil: AtariVectorEnv.send() runs the step on a worker thread while the caller computes.
-@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True,
-      error_model="numpy")
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
 def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                    action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
                    rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
-                   mask):
-    """One agent step on every console where `mask` is true."""
-    for console in prange(st.shape[0]):
-        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
+                   mask, counter):
+    """One agent step on every console where `mask` is true that this thread claims from
+    `counter` (cpu_workers: every thread of the launch runs this)."""
+    consoles = np.int64(st.shape[0])
+    while True:
+        console = claim(counter)
+        if console >= consoles:
+            break
+        env = np.uint64(console)     # uint64, as every kernel indexes: helpers compile once
         if mask[env]:
             step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
                      action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
@@ -825,30 +830,33 @@ def agent_observe_cpu(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, 
                      mask, lane)
 
 
-@njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True,
-      error_model="numpy")
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
 def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                     select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
                     ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
-                    t_logic, t_fb, table, mask):
+                    t_logic, t_fb, table, mask, counter):
     """OP_RESET or OP_AUTORESET on every console where `mask` is true (t_*, table: the
     reset_snapshot table); OP_FILL_TAILS: the table's direct tails due (mask unread; here, not
-    a kernel of its own, so that the CPU compiles the console once for both)."""
-    if op == OP_FILL_TAILS:
-        fire = cfg[C_FIRE] != 0
-        per_origin = table[RS.TABLE_DIRECT_FIRES] + 1
-        for index in prange(table[RS.TABLE_DIRECT_ORIGINS] * per_origin):
-            lane = np.uint64(index)      # uint64 as in the parallel body: helpers compile once
+    a kernel of its own, so that the CPU compiles the console once for both). The consoles or
+    tails this thread claims from `counter` (cpu_workers: every thread of the launch runs
+    this)."""
+    fill = op == OP_FILL_TAILS
+    fire = cfg[C_FIRE] != 0
+    per_origin = table[RS.TABLE_DIRECT_FIRES] + 1
+    items = np.int64(table[RS.TABLE_DIRECT_ORIGINS] * per_origin if fill else st.shape[0])
+    while True:
+        item = claim(counter)
+        if item >= items:
+            break
+        index = np.uint64(item)      # uint64, as every kernel indexes: helpers compile once
+        if fill:
             RS.fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table,
-                                lane, fire, NOOP_ROW, FIRE_ROW)
-        return
-    for console in prange(st.shape[0]):
-        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
-        if mask[env]:
+                                index, fire, NOOP_ROW, FIRE_ROW)
+        elif mask[index]:
             reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                       select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa,
                       yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st,
-                      t_ram, t_logic, t_fb, table, env)
+                      t_ram, t_logic, t_fb, table, index)
 
 
 @cuda.jit(cache=CACHE_ENABLED)

@@ -20,7 +20,7 @@ The host builds it from the game's controllers and the difficulty switches.
 from types import FunctionType
 
 import numpy as np
-from numba import cuda, njit, prange
+from numba import cuda, njit
 from numba.extending import register_jitable
 
 from .._jit_cache import CACHE_ENABLED
@@ -28,6 +28,7 @@ from ..games import PADDLE_DELTA
 from . import game_logic as logic_
 from . import layout as L
 from .console import run_frame, system_reset
+from .cpu_workers import claim
 from .mt19937 import mt_next
 from .state_tiles import console_row
 from .tia_sound import sound_frame
@@ -427,12 +428,17 @@ def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
         rewards[env] = total
 
 
-@njit(parallel=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
 def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select, shown,
-          starting, rows, frames, rewards, mask):
-    """Run operation `op` on every console where `mask` is true (see OP_*)."""
-    for console in prange(st.shape[0]):
-        env = np.uint64(console)     # uint64 as in the parallel body: helpers compile once
+          starting, rows, frames, rewards, mask, counter):
+    """Run operation `op` (see OP_*) on every console where `mask` is true that this thread
+    claims from `counter` (cpu_workers: every thread of the launch runs this)."""
+    consoles = np.int64(st.shape[0])
+    while True:
+        console = claim(counter)
+        if console >= consoles:
+            break
+        env = np.uint64(console)     # uint64, as every kernel indexes: helpers compile once
         if mask[env]:
             drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
                       select, shown, starting, rows, frames, rewards, env)
