@@ -2,8 +2,8 @@
 same game, same settings (cule_py.steady_state.AGENT_SETTINGS: v5, sticky 0.25, 84x84x4
 grayscale, noop and fire resets, reward clipping), same cores, 16 envs per thread, in one run.
 
-    python benchmarks/cpu_scaling.py                       # 5 games, 1 and 2 threads, 5 rounds
-    python benchmarks/cpu_scaling.py --threads 2 --busy 1  # beside one core's worth of other work
+    python -m benchmarks.cpu_scaling                       # 5 games, 1 and 2 threads, 5 rounds
+    python -m benchmarks.cpu_scaling --threads 2 --busy 1  # beside one core's worth of other work
 
 Every side at every thread count is one env, measured in steady state by
 cule_py.steady_state.measure_vector_env (warm-up past the first episode ends, timed windows with

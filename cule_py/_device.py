@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import settings
+
 
 @dataclass(frozen=True)
 class Device:
@@ -227,15 +229,12 @@ class GpuArrays:
     """What a batch on device="cuda[:N]" needs: cupy, field-major arrays, cached GPU copies of
     small host tables, and kernel launches on the caller's current cupy stream."""
 
-    THREADS_PER_BLOCK = 128
-
     def __init__(self, index: int):
         self.cuda = require_cuda(index)
         self.cupy = require_cupy()
         self.cupy.cuda.Device(index).use()
         self.index = index
-        self.threads_per_block = int(os.environ.get("CULE_PY_THREADS_PER_BLOCK",
-                                                    self.THREADS_PER_BLOCK))
+        self.threads_per_block = int(settings.THREADS_PER_BLOCK.value())
         self.range_check = DeferredRangeCheck(self.cupy)
         self._constants: dict[int, tuple] = {}
         self._views: dict[int, tuple] = {}

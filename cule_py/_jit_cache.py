@@ -31,20 +31,19 @@ import uuid
 
 import numba
 
+from . import settings
+
 KERNEL_DIR = pathlib.Path(__file__).resolve().parent / "kernels"
 
 
-CPU_CORES = ("fast", "decoded")
+CPU_CORES = settings.CPU_CORE.choices
 
 
 def cpu_core() -> str:
     """Which 6507 the CPU backend compiles: "fast" (console_fast_path, the default) or "decoded"
     (`CULE_PY_CPU_CORE=decoded`: the decoded core, the code path the GPU runs, so that the GPU's
     path can be checked for exactness on a machine without one; slower)."""
-    choice = os.environ.get("CULE_PY_CPU_CORE", "fast")
-    if choice not in CPU_CORES:
-        raise ValueError(f"CULE_PY_CPU_CORE must be one of {CPU_CORES}, got {choice!r}")
-    return choice
+    return settings.CPU_CORE.value()
 
 
 def source_fingerprint(kernel_dir: pathlib.Path = KERNEL_DIR) -> str:
@@ -63,8 +62,8 @@ FINGERPRINT = source_fingerprint()
 
 
 def cache_root() -> pathlib.Path:
-    if os.environ.get("CULE_PY_CACHE_DIR"):
-        base = pathlib.Path(os.environ["CULE_PY_CACHE_DIR"])
+    if settings.CACHE_DIR.is_set():
+        base = pathlib.Path(settings.CACHE_DIR.value())
     elif os.environ.get("NUMBA_CACHE_DIR"):
         base = pathlib.Path(os.environ["NUMBA_CACHE_DIR"]) / "cule_py"
     else:
@@ -111,7 +110,7 @@ def _make_locator(base_class):
 
 def _install() -> bool:
     """Put our locator first for numba's CPU cache and numba-cuda's cache. False if impossible."""
-    if os.environ.get("CULE_PY_NO_CACHE"):
+    if settings.NO_CACHE.is_set():
         return False
     installed = False
     modules = []
@@ -243,7 +242,7 @@ def _heartbeat(name: str, stop: threading.Event, every: float = 30.0) -> None:
 
 
 def _install_notice() -> None:
-    if os.environ.get("CULE_PY_COMPILE_NOTICE", "1") == "0":
+    if settings.COMPILE_NOTICE.value() == "0":
         return
     from numba.core import event
 

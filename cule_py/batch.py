@@ -20,12 +20,12 @@ difficulty at the next frame (ALE sets the difficulty switches whenever it appli
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
 from . import modes as game_modes
 from . import palette
+from . import settings
 from . import roms
 from . import games
 from .games import PADDLE_DELTA, Action
@@ -86,11 +86,7 @@ def gpu_schedule() -> int:
     `CULE_PY_GPU_SCHEDULE`: scanline (the default), min_pc or free. Results are the same under
     each; only the GPU's speed differs (scanline measured fastest overall on an H200,
     benchmarks/RESULTS.md, session 21). The CPU backend ignores it."""
-    name = os.environ.get("CULE_PY_GPU_SCHEDULE", "scanline")
-    if name not in SCHEDULES:
-        raise ValueError(f"CULE_PY_GPU_SCHEDULE={name!r} is not a schedule; use one of "
-                         f"{', '.join(SCHEDULES)}")
-    return SCHEDULES[name]
+    return SCHEDULES[settings.GPU_SCHEDULE.value()]
 
 
 def gpu_draw_at_wsync() -> int:
@@ -99,15 +95,11 @@ def gpu_draw_at_wsync() -> int:
     drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). On the CPU
     the fast path makes plain WSYNC stores inline without drawing; only the WSYNCs that reach
     `tia.write` (3F and UA cartridges, or an instruction handed to the decoded core) follow this."""
-    value = os.environ.get("CULE_PY_GPU_DRAW_AT_WSYNC", "1")
-    if value not in ("0", "1"):
-        raise ValueError(f"CULE_PY_GPU_DRAW_AT_WSYNC={value!r}: use 1 (draw at each WSYNC, "
-                         "the default) or 0")
-    return int(value)
+    return int(settings.GPU_DRAW_AT_WSYNC.value())
 
 
 #: Where NextStep's autoreset launch may run on the GPU (`gpu_reset_blocks`).
-RESET_BLOCKS = ("own", "shared")
+RESET_BLOCKS = settings.GPU_RESET_BLOCKS.choices
 
 
 def gpu_reset_blocks() -> str:
@@ -117,15 +109,11 @@ def gpu_reset_blocks() -> str:
     blocks on 132 SMs), so that reset warps never share a scheduler with a step warp; `shared`
     gives it the step's block size, as before session 32, so the hardware may place it beside
     the step. Results are the same; only the GPU's speed differs. The CPU backend ignores it."""
-    value = os.environ.get("CULE_PY_GPU_RESET_BLOCKS", RESET_BLOCKS[0])
-    if value not in RESET_BLOCKS:
-        raise ValueError(f"CULE_PY_GPU_RESET_BLOCKS={value!r}: use one of "
-                         f"{', '.join(RESET_BLOCKS)}")
-    return value
+    return settings.GPU_RESET_BLOCKS.value()
 
 
 #: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
-STEP_REGISTERS = (255, 128, 64)
+STEP_REGISTERS = tuple(int(n) for n in settings.GPU_STEP_REGISTERS.choices)
 
 
 def gpu_step_registers() -> int:
@@ -134,11 +122,7 @@ def gpu_step_registers() -> int:
     twice the resident warps, with spills) or 64 (agent_step_cuda_lean: four times, more
     spills; for batches of 100,000 consoles and more). Results are the same; only the GPU's
     speed differs. The CPU backend ignores it."""
-    value = os.environ.get("CULE_PY_GPU_STEP_REGISTERS", "255")
-    if value not in {str(n) for n in STEP_REGISTERS}:
-        raise ValueError(f"CULE_PY_GPU_STEP_REGISTERS={value!r} is not a compiled budget; use "
-                         f"one of {', '.join(str(n) for n in STEP_REGISTERS)}")
-    return int(value)
+    return int(settings.GPU_STEP_REGISTERS.value())
 
 
 class ConsoleBatch:

@@ -71,6 +71,8 @@ import types as pytypes
 
 import numpy as np
 
+from cule_py import settings
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 CC = (9, 0)
@@ -1363,7 +1365,7 @@ def main(argv=None) -> int:
     occ.add_argument("--registers", type=int, nargs="*", default=[],
                      help="register counts to tabulate instead (or as well)")
     occ.add_argument("--threads-per-block", type=int,
-                     default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
+                     default=int(settings.THREADS_PER_BLOCK.value()))
     occ.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     occ.add_argument("--memory", action="store_true",
                      help="measure memory per console (CPU backend, pong, 16 and 64 consoles) "
@@ -1382,7 +1384,7 @@ def main(argv=None) -> int:
     tr.add_argument("--registers", type=int, default=255,
                     help="registers per thread for the occupancy of the prediction")
     tr.add_argument("--threads-per-block", type=int,
-                    default=int(os.environ.get("CULE_PY_THREADS_PER_BLOCK", 128)))
+                    default=int(settings.THREADS_PER_BLOCK.value()))
     tr.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     tr.add_argument("--schedules", nargs="*", default=[], choices=SCHEDULES,
                     help="also model these warp schedules (kernels/warp_schedule.py)")

@@ -41,7 +41,7 @@ from numba import cfunc, from_dtype, types
 from numba.core import event
 from numba.extending import intrinsic, overload
 
-from .. import _jit_cache
+from .. import _jit_cache, settings
 from .._jit_cache import CACHE_ENABLED, FINGERPRINT, cache_root
 from . import layout as L
 from .environment import INPUT_COLUMNS, INPUT_ROWS, PARAMS, console_frames, run_console_frames
@@ -150,7 +150,7 @@ EXPECTED_SECONDS = 56
 
 
 def _say(line: str) -> None:
-    if os.environ.get("CULE_PY_COMPILE_NOTICE", "1") != "0":
+    if settings.COMPILE_NOTICE.value() != "0":
         print(f"cule_py: {line}", file=sys.stderr, flush=True)
 
 
@@ -194,7 +194,7 @@ def start_background_compile() -> bool:
     if _console is not None or _background is not None or not CACHE_ENABLED or in_cache():
         return False
     package_parent = str(pathlib.Path(__file__).resolve().parents[2])
-    env = dict(os.environ, CULE_PY_COMPILE_NOTICE="0",
+    env = dict(os.environ, **{settings.COMPILE_NOTICE.name: "0"},
                PYTHONPATH=os.pathsep.join(filter(None, [package_parent,
                                                         os.environ.get("PYTHONPATH")])))
     handle, name = tempfile.mkstemp(prefix="cule_py_console_", suffix=".log")

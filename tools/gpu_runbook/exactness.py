@@ -130,6 +130,8 @@ os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "32")
 
 import numpy as np  # noqa: E402
 
+from cule_py import settings  # noqa: E402
+
 from .common import environment  # noqa: E402
 from .digests import Hasher, action_schedule, as_u64, decode_u64, encode_u64, fold  # noqa: E402
 
@@ -842,8 +844,8 @@ def run_stage(results_dir: pathlib.Path, *, device: str, scale: str, time_limit:
     if backend is None:
         # Knobs for a later GPU session, without code changes: CULE_PY_EXACTNESS_SLOTS (jobs at
         # a time), CULE_PY_EXACTNESS_STREAMS=null (all jobs on the legacy default stream).
-        slots = int(os.environ.get("CULE_PY_EXACTNESS_SLOTS", SCALES[scale]["slots"]))
-        streams = os.environ.get("CULE_PY_EXACTNESS_STREAMS", "non_blocking")
+        slots = int(settings.EXACTNESS_SLOTS.value() or SCALES[scale]["slots"])
+        streams = settings.EXACTNESS_STREAMS.value()
         summary.update(slots=slots, streams=streams if kind == "cuda" else None)
         try:
             backend = CpuBackend(slots) if kind == "cpu" else GpuBackend(slots, streams=streams)
