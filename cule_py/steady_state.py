@@ -561,7 +561,7 @@ def measure_emulator(emulator, *, game: str, label: str, backend: str,
 def make_cule_env(game: str, num_envs: int, device: str = "cpu", threads: int | None = None,
                   **overrides):
     """cule_py's AtariVectorEnv with AGENT_SETTINGS (ale-py's defaults, sticky actions 0.25),
-    `overrides` on top; `threads`: numba threads for its launches (None: automatic)."""
+    `overrides` on top; `threads`: its num_threads (None: automatic)."""
     from .vector import AtariVectorEnv
 
     settings = {**AGENT_SETTINGS, **overrides}

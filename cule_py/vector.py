@@ -179,9 +179,10 @@ class AtariVectorEnv(VectorEnv):
     observation_bands: 0 makes each observation in the step kernel, B > 0 in a launch of its own
     after it, one thread per console and band of B of the output rows (None: the backend's way,
     0 on the CPU, OBSERVATION_BANDS_GPU on the GPU); results are the same either way.
-    num_threads: numba threads for this env's launches, ale-py's rule (0: min(num_envs, the
-    threads numba has)); results do not depend on it. thread_affinity_offset is accepted and
-    ignored (pinning threads is numba's threading layer's business). continuous=True takes
+    num_threads: threads for this env's CPU launches (the caller's and a pool's, each taking the
+    next free console), ale-py's rule (0: min(num_envs, numba's thread count)); results do not
+    depend on it. thread_affinity_offset is accepted and ignored (no thread is pinned).
+    continuous=True takes
     float32 (radius, theta, fire) actions as ale-py's (cule_py/continuous.py).
     """
 
@@ -686,21 +687,19 @@ class AtariVectorEnv(VectorEnv):
             self._step_cpu(mask)
 
     def _step_cpu(self, mask) -> None:
-        if self._next_step:
-            stepping, resets = self._split_next_step(mask)
-            self._step_kernels(stepping)
-            mask = resets
-        else:
-            self._step_kernels(mask)
-            resets = self._agent[:, K.A_RESET_NOW] != 0
+        # One step launch over the whole mask: under NextStep the kernel itself leaves the
+        # consoles whose last step ended the game to the reset launch (A_RESET_NOW).
+        self._step_kernels(mask)
+        resets = (self._agent[:, K.A_RESET_NOW] != 0) & mask
         if self._same_step:
             self._was_reset[mask] = resets[mask]
             self._final_obs[resets] = self._obs[resets]
         if resets.any():
+            # (the resetting consoles only: the reset table's writer is named among them)
             if self._autoreset_clock is None:
-                self._run_reset_kernels(K.OP_AUTORESET, mask)
+                self._run_reset_kernels(K.OP_AUTORESET, resets)
             else:
-                self._autoreset_clock.time(self._run_reset_kernels, K.OP_AUTORESET, mask)
+                self._autoreset_clock.time(self._run_reset_kernels, K.OP_AUTORESET, resets)
 
     def _split_next_step(self, mask):
         """NextStep: (stepping, resetting) consoles of `mask` (arrays on the batch's device). The

@@ -251,7 +251,7 @@ def test_drawing_at_wsync_comes_from_the_environment(monkeypatch):
     assert gpu_draw_at_wsync() == 0
     assert (np.asarray(ConsoleBatch("pong", 2).state)[:, L.GPU_DRAW_AT_WSYNC] == 0).all()
     monkeypatch.setenv("CULE_PY_GPU_DRAW_AT_WSYNC", "yes")
-    with pytest.raises(ValueError, match="use 1"):
+    with pytest.raises(ValueError, match="use one of 1, 0"):
         gpu_draw_at_wsync()
 
 
