@@ -20,6 +20,7 @@ torch.get_num_threads() from 1 to 2). So PyTorch's count is put back after each 
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +70,17 @@ def numba_threads(count: int):
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+
+
+def _forget_pools() -> None:
+    """In a forked child: none of the parent's pool threads exist there; make new ones."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
 def _pool(helpers: int) -> ThreadPoolExecutor:

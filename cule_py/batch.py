@@ -20,7 +20,6 @@ difficulty at the next frame (ALE sets the difficulty switches whenever it appli
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import modes as game_modes

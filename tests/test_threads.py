@@ -1,0 +1,71 @@
+"""The CPU launch: every thread of it claims consoles from one counter (kernels/cpu_workers.py,
+_threads.run_on_threads). Each console runs once per launch whatever the thread count, results do
+not depend on it, and a forked child (gymnasium's AsyncVectorEnv, multiprocessing) gets helper
+threads of its own instead of waiting on the parent's."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+from numba import njit
+
+from cule_py._threads import run_on_threads
+from cule_py.kernels.cpu_workers import claim, claim_counter
+from cule_py.vector import AtariVectorEnv
+
+
+@njit(nogil=True)
+def _count_claims(seen, counter):
+    while True:
+        i = claim(counter)
+        if i >= seen.shape[0]:
+            break
+        seen[i] += 1
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_each_console_is_claimed_once_a_launch(threads):
+    seen = np.zeros(1000, np.int64)
+    counter = claim_counter()
+    for _ in range(5):
+        run_on_threads(threads, _count_claims, (seen,), counter)
+    assert (seen == 5).all()
+
+
+def _launch_in_child(queue):
+    seen = np.zeros(500, np.int64)
+    run_on_threads(2, _count_claims, (seen,), claim_counter())
+    queue.put((int(seen.sum()), threading.active_count()))
+
+
+def test_a_forked_child_runs_its_own_launch():
+    run_on_threads(2, _count_claims, (np.zeros(10, np.int64),), claim_counter())  # pool exists
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_launch_in_child, args=(queue,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    claimed, threads = queue.get(timeout=5)
+    assert claimed == 500
+    assert threads >= 2, "the child ran the launch without a helper thread of its own"
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    envs = [AtariVectorEnv("breakout", 6, num_threads=t, repeat_action_probability=0.25,
+                           max_num_frames_per_episode=300) for t in (1, 2)]
+    rng = np.random.default_rng(3)
+    for env in envs:
+        env.reset(seed=9)
+    resets = 0
+    for _ in range(120):
+        actions = rng.integers(0, 4, 6)
+        (o1, r1, t1, u1, _), (o2, r2, t2, u2, _) = (env.step(actions) for env in envs)
+        resets += int((t1 | u1).sum())
+        for a, b in ((o1, o2), (r1, r2), (t1, t2), (u1, u2)):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(envs[0]._batch.state, envs[1]._batch.state)
+    assert resets > 0, "the frame budget should end episodes inside the run"
