@@ -84,7 +84,7 @@ def gpu_schedule() -> int:
     """How the GPU's warps schedule their lanes (kernels/warp_schedule.py), from
     `CULE_PY_GPU_SCHEDULE`: scanline (the default), min_pc or free. Results are the same under
     each; only the GPU's speed differs (scanline measured fastest overall on an H200,
-    benchmarks/RESULTS.md, session 21). The CPU backend ignores it."""
+    benchmarks/RESULTS.md, 2026-11-27). The CPU backend ignores it."""
     return SCHEDULES[settings.GPU_SCHEDULE.value()]
 
 
@@ -106,7 +106,7 @@ def gpu_reset_blocks() -> str:
     `CULE_PY_GPU_RESET_BLOCKS`: `own` (the default) sizes its blocks to need a whole SM's
     registers wherever the step's grid leaves an SM empty (16,384 consoles on an H100: 128
     blocks on 132 SMs), so that reset warps never share a scheduler with a step warp; `shared`
-    gives it the step's block size, as before session 32, so the hardware may place it beside
+    gives it the step's block size, as it was at first, so the hardware may place it beside
     the step. Results are the same; only the GPU's speed differs. The CPU backend ignores it."""
     return settings.GPU_RESET_BLOCKS.value()
 

@@ -263,7 +263,7 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
             newest_above, other_above = fb[env, newest, above], fb[env, other, above]
             # Equal source words give equal pooled pixels, so the row is compared by its
             # sources, a word each: exact for the reuse, which only needs "equal" to be true
-            # (pooled rows compared byte by byte cost ~12 SASS a pixel; session 29).
+            # (pooled rows compared byte by byte cost ~12 SASS a pixel, offline).
             changed = np.uint64(0)
             for block in range(np.uint32(ROW_WORDS)):
                 a = newest_row[block]
@@ -271,7 +271,7 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused):
                 changed |= (a ^ newest_above[block]) | (b ^ other_above[block])
                 at = base + block * np.uint32(8)
                 # The word's 8 pixels spelled out: as a loop NVVM kept it rolled, ~12 SASS a
-                # pixel of loop and shift arithmetic (tools/gpu_line_profile.py, session 29).
+                # pixel of loop and shift arithmetic (tools/gpu_line_profile.py).
                 pool_pixel(a, b, palette, pooled_row, at, 0)
                 pool_pixel(a, b, palette, pooled_row, at, 1)
                 pool_pixel(a, b, palette, pooled_row, at, 2)
@@ -915,8 +915,9 @@ def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, m
 
 # The same again at LEAN_STEP_REGISTER_CAP: 8 warps a scheduler, so that 131,072 consoles run in
 # one wave of twice the warps the 128-register kernel holds; its console loop carries ~16% more
-# SASS in spill code (tools/gpu_model.py static --kernels step64). By session 25's model the
-# batch's best configuration (benchmarks/RESULTS.md, session 30); CULE_PY_GPU_STEP_REGISTERS=64.
+# SASS in spill code (tools/gpu_model.py static --kernels step64). The offline model's best
+# configuration for that batch (predicted, not measured: benchmarks/RESULTS.md, "a 64-register
+# step"); CULE_PY_GPU_STEP_REGISTERS=64.
 LEAN_STEP_REGISTER_CAP = 64
 _LEAN_CAP = {} if simulator_enabled() else {"max_registers": LEAN_STEP_REGISTER_CAP}
 

@@ -3,7 +3,7 @@ the ROM and skipped as a whole where its reads cannot change anything.
 
 Most games wait for the timer that way once or twice a frame (vertical blank, overscan), and
 reset_game's boot frames do little else: 4% (Pong) to 21% (Seaquest) of the decoded core's
-instructions in reset frames, 4-17% in play (docs/performance-log.md, session 15). Both cores
+instructions in reset frames, 4-17% in play (docs/performance-log.md, idle loops). Both cores
 skip them the same way: the CPU fast path after the load's RIOT read (console_fast_path), the
 decoded core (console.run_instructions and the GPU's warp_schedule loop) when the RIOT reports
 a read of a running count (`CPU_ATTENTION`'s timer bit, riot.timer_read) after an instruction.

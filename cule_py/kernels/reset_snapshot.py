@@ -36,7 +36,7 @@ frames, as before.
 The tail. After reset_game, AtariVectorEnv's reset acts: FIRE (games whose second action is FIRE)
 and up to noop_max - 1 NOOP frames, each through the sticky-action draw, ~30 frames that a lone
 lane plays after the table's copy (on an H200 they set Breakout's step, benchmarks/RESULTS.md,
-session 21). They read no agent input either: the frames depend on the console and on which
+2026-11-27). They read no agent input either: the frames depend on the console and on which
 action each frame's sticky draw makes effective. So the same arrays hold a second region,
 entries from TABLE_TAIL_BASE on, of (console before the acts -> console after them) entries
 keyed also by the number of acts and the effective action of each (bit i: FIRE). The draws are
@@ -57,7 +57,7 @@ Direct tails. Filled by the resets that miss, the tail region keeps missing the 
 key is the act count, 1-30, times the leading FIRE run, times the origin): Breakout on the CPU,
 128 consoles, missed 2.8% of tails after 2,000 steps. A GPU launch resetting ~80 consoles waits
 for its slowest lane, which then plays up to 31 acts alone: on an H200 the reset launch took
-96-99% of Breakout's, Space Invaders' and Seaquest's step (benchmarks/RESULTS.md, session 23;
+96-99% of Breakout's, Space Invaders' and Seaquest's step (benchmarks/RESULTS.md, 2026-11-27;
 the run counted no table hits, so the misses are inferred). A tail from a flagged start entry
 is a function of the entry and of its key alone, so every key of the first DIRECT_ORIGINS
 entries with a FIRE run up to DIRECT_FIRES is played ahead, all at once, one lane

@@ -4,7 +4,7 @@ One CUDA thread emulates one console, and a warp of 32 issues the union of its l
 each lane runs its own next instruction (the "free" schedule, console.run_instructions as it
 stands), decorrelated consoles sit at different PCs, take different opcode bodies and draw
 different spans, and the H100 measured 1.8 of 32 lanes active per warp instruction (identical
-consoles ran the same instructions 27x faster; benchmarks/RESULTS.md, session 14).
+consoles ran the same instructions 27x faster; benchmarks/RESULTS.md, H100, 2026-11-26).
 
 The other schedules keep lanes together: each step the warp agrees on the smallest key among the
 lanes still in the frame, and only the lanes holding it execute one instruction, so a step's
@@ -21,7 +21,7 @@ the same instructions, in order, with the same 25,000-instruction budget, as the
 
 The schedule is a console state field (`GPU_SCHEDULE`, set for the whole batch from
 `CULE_PY_GPU_SCHEDULE`; default scanline, measured 3.1x free on Pong's agent step and 1.37x on
-Breakout's on an H200, benchmarks/RESULTS.md session 21) read at run time, so that one compiled
+Breakout's on an H200, benchmarks/RESULTS.md, 2026-11-27) read at run time, so that one compiled
 kernel measures all three. It applies where the whole warp enters a frame together (`activemask()` full; the
 act and agent-step kernels are that case); a partial warp (lanes masked out, or lanes
 replaying a frame the others do not) runs free. The CPU backend has no warps: it never reads
@@ -164,7 +164,7 @@ def _run_instructions_cuda(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk
         # schedule is the batch's. The schedule and the frame's line phase (TIA_FRAME_START,
         # -227..0, fixed until the next frame starts) travel in one register, read once: read
         # from the state row at every step they cost two global loads and three spill refills
-        # of their addresses a step (offline sm_90a, session 28).
+        # of their addresses a step (offline, sm_90a).
         plan = scheduling_plan(st, env) if cuda.activemask() == ALL_LANES else np.int32(FREE)
         jammed = False
         running = True
