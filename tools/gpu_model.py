@@ -85,57 +85,26 @@ OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", 
             "tia_space_read", "tia_space_write")
 
 # Register and spill caps per hot kernel, the regression limits that the tests check
-# (tests/test_agent_step_cuda_compile.py, tests/test_gpu_model.py). For now the values measured
-# on 2026-11-25 (kernels of c8fbfae, Python 3.11, numba 0.68.1, numba-cuda 0.30.4, NVVM and
-# nvJitLink 13.5, sm_90a with LTO): a kernel may not use more registers, nor spill more bytes
-# (spill stores, summed over its functions, nvJitLink's count), than this. The issue "GPU
-# throughput, step 2" sets the real caps. (Python 3.12 gave drive_cuda a frame of 864 B where
-# 3.11 gives 872 B: the compile is not identical across Python versions.) Continuous actions (the
-# paddle strength adopted with the sticky action and used by turn_paddle, kernels of fad5085)
-# raised the spill stores by 44 / 8 / 52 bytes (drive / agent step / agent reset), registers
-# unchanged; the caps moved with them. The one-pass observation (2026-11-26: the step's two
-# screens read from their buffers, agent_step.observe) raised the agent step's by 56 bytes
-# (1,264 with observe kept out of line, so not its loops: the two screen sources carried through
-# the step's replay loop); registers unchanged.
-# The decoded core's idle-loop skip (kernels/idle_loop.py, session 19) lowered drive_cuda's from
-# 1,758 and the agent step's from 1,816 (its console loop's spill instructions 1,070 -> 475).
+# (tests/test_agent_step_cuda_compile.py, tests/test_gpu_model.py): a kernel may not use more
+# registers, nor spill more bytes (spill stores summed over its functions, nvJitLink's count),
+# than this, compiled with Python 3.11, numba 0.68.1, numba-cuda 0.30.4, NVVM and nvJitLink 13.5
+# for sm_90a with LTO (other Python versions compile slightly differently: 3.12 gave drive_cuda
+# an 864-byte frame where 3.11 gives 872). Each value is the kernel as linked when its last
+# change was accepted; docs/performance-log.md, "CUDA caps: how each was set", says which
+# change moved which cap and why.
 CAPS = {
-    # Frame buffers as words of 8 pixels, stored through row views (kernels/frame_buffer.py,
-    # session 26), moved drive / step / step capped / reset / fill tails from 1,726 / 1,296 /
-    # 4,556 / 2,090 / 852 B. Session 28 (the console loop's schedule read once, before it; the
-    # decoded core's drawing at WSYNC) moved drive / step capped / reset / fill tails from
-    # 1,646 / 4,228 / 2,026 / 824 B: more bytes stored once, fewer refills a step (the loop's
-    # SASS a step 109 -> 95). Session 29: the state rows in tiles of 32 consoles with constant
-    # strides (kernels/state_tiles.py) took drive / step / step capped / reset from 1,750 /
-    # 1,204 / 4,232 / 2,138 B to 0 / 148 / 724 / 224 B (drive_cuda 255 -> 222 registers): no
-    # field's address needs the run-time stride any more. lives_and_flags 20 -> 22 registers
-    # (the row's pointer from block and lane). The observation's work rows in tiles too: step
-    # capped 664 B, reset 236 B. The frame's end and the timer's poll in one field
-    # (layout.CPU_ATTENTION; its writers read-modify-write it): step capped 688 B, reset 224 B,
-    # fill tails 864 -> 888 B, lives_and_flags 17 registers.
     "drive_cuda": {"registers": 255, "spill_store_bytes": 0},
     "lives_and_flags_cuda": {"registers": 17, "spill_store_bytes": 0},
-    # 1,272 before the warp scheduler (kernels/warp_schedule.py) took the console's loop;
-    # 1,244 before the observation moved to a kernel of its own (agent_observe_cuda, session 27)
     "agent_step_cuda": {"registers": 255, "spill_store_bytes": 148},
-    # The step capped at 128 registers (session 24): 4 warps a scheduler instead of 2; its
-    # spills as measured then (the console's loop: 475 -> 1,742 spill instructions), 4,516 B;
-    # 4,556 B since the observation compares rows while pooling on the GPU (session 25).
+    # capped at 128 registers: 4 warps a scheduler instead of 2, with spills in the console loop
     "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 688},
-    # The step capped at 64 (session 30): 8 warps a scheduler, for the largest batches; its
-    # spills as linked then (static --max-registers 64 on b3942c5's step: 3,284 B).
+    # capped at 64: 8 warps a scheduler, for the largest batches
     "agent_step_cuda_lean": {"registers": 64, "spill_store_bytes": 3284},
-    # The step's observations, a thread per console and band (session 27): unrolled pooling
-    # and resize loops, no spills; capped at 96 it spills 32 B, at 64 220 B (static
-    # --max-registers), left uncapped until a GPU says whether occupancy pays.
+    # unrolled pooling and resize loops; left uncapped (at 96 registers it spills 32 B, at 64
+    # 220 B) until a GPU says whether occupancy pays
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    # Session 30: 224 -> 240 B with its lanes packed (resetting_lanes_cuda), 248 B with the
-    # start writer's compare-and-swap (reset_snapshot.claim_start_writer)
     "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 248},
-    # The resetting consoles packed into a reset launch's first lanes (session 30).
     "resetting_lanes_cuda": {"registers": 14, "spill_store_bytes": 0},
-    # The reset table's direct tails (session 23): launched before each reset launch, busy only
-    # when a start entry is new; as measured then (Python 3.11).
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 888},
 }
 
