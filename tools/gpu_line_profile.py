@@ -1,6 +1,6 @@
 """Where a GPU console-frame's instructions go, per source line, without a GPU (issue 27).
 
-Nsight Compute counts a kernel's thread instructions on a GPU (session 14, H100: 1.99 M a Pong
+Nsight Compute counts a kernel's thread instructions on a GPU (2026-11-26, H100: 1.99 M a Pong
 console-frame in drive_cuda, 2.7 M in the agent step), but not which source lines issue them;
 numba-cuda gives the SASS no line information by default. This tool estimates that split on a
 machine without a GPU, from two things that are each exact:

@@ -972,7 +972,7 @@ CALIBRATION = {
     "fps": {"decorrelated": {4096: 90_895, 16384: 283_860, 65536: 363_108},
             "identical": {4096: 565_726, 16384: 2_280_368}},
 }
-# What the H100 gave for the kernels of e9853a1 (benchmarks/RESULTS.md, 2026-11-26 session 14;
+# What the H100 gave for the kernels of e9853a1 (benchmarks/RESULTS.md, 2026-11-26;
 # files under benchmarks/results/2026-11-26-h100-runbook/): Nsight Compute on one act() launch
 # of drive_cuda, Pong after 300 random frames. ncu locks the clocks to base (1.59 GHz on an
 # H100 SXM), so its launch times are taken at that clock (`calibrate --recorded e9853a1`
@@ -1083,10 +1083,10 @@ def launch_seconds(warp_costs: np.ndarray, consoles: int, registers: int,
 
 
 # SASS a scheduled step adds, counted in drive_cuda's SASS (sm_90a): from the loop's head to
-# the branch on the minimum. Session 18: 25 for min_pc (the vote, the key's two state loads,
+# the branch on the minimum. On 2026-11-27: 25 for min_pc (the vote, the key's two state loads,
 # five shuffles and minimums, the compare) and 38 for scanline (its key in 32-bit arithmetic, a
-# multiply-high for the division by 228; 65 with the 64-bit division of 85d7cf4). Session 31:
-# one REDUX for the vote and the shuffles, the plan read before the loop (session 28), and
+# multiply-high for the division by 228; 65 with the 64-bit division of 85d7cf4). On 2026-11-28:
+# one REDUX for the vote and the shuffles, the plan read before the loop (2026-11-28), and
 # the scanline key's 8 instructions predicated rather than branched, so min_pc issues them too:
 # 24 for both.
 SCHEDULE_OVERHEAD = {"min_pc": 24, "scanline": 24}

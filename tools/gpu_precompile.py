@@ -94,7 +94,7 @@ def _compile_one(which: str, cc: tuple[int, int]) -> None:
 def cuda_cache_entries(cache_dir: pathlib.Path) -> list[pathlib.Path]:
     """The cache files of CUDA kernels (`module.<name>_cuda[_variant]-module.pyXY.N.nbc`). The
     pattern must take the register-capped variants too (agent_step_cuda_capped, _lean): an
-    unstripped one is ~23 MB and took the device call past its 64 MiB (session 31)."""
+    unstripped one is ~23 MB and took the device call past its 64 MiB (2026-11-28)."""
     return sorted(p for p in cache_dir.rglob("*.nbc")
                   if "_cuda" in p.name.split("-", 1)[0])
 

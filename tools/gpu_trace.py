@@ -70,10 +70,10 @@ def traced_write(bus, addr, value, clk):
 
 traced_step = make_cpu(traced_read, traced_write, ALE)
 
-# The decoded core skips the idle loop on the timer since session 19 (kernels/idle_loop.py); a
+# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/idle_loop.py); a
 # package older than that (the calibration trace of 2ee2133) has no such field, and its trace
 # runs every iteration, as its kernels did.
-# Since session 29 the frame's end and the timer's poll are two bits of one field,
+# Since 2026-11-28 the frame's end and the timer's poll are two bits of one field,
 # CPU_ATTENTION; before, each had a field of its own (a bit mask of -1: the whole field).
 if hasattr(L, "CPU_ATTENTION"):
     ENDED_FIELD, ENDED_BIT = L.CPU_ATTENTION, L.ATTENTION_FRAME_ENDED

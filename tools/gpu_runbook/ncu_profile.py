@@ -23,7 +23,7 @@ METRICS = (
     "launch__grid_size",
     "gpu__time_duration.sum",
 )
-# Why a warp does not issue, and how scattered its memory accesses are (session 24): Pong's
+# Why a warp does not issue, and how scattered its memory accesses are (2026-11-27): Pong's
 # decorrelated agent step under scanline (0.48 M frames/s, H200) and identical consoles' raw
 # frames (2.28 M, H100, older kernels) are ~5x apart, far more than the trace model's 28.5 of
 # 32 lanes a step explains. Stalls per issued instruction by reason, and sectors per request (1 for a

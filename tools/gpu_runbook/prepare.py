@@ -108,7 +108,7 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
 
 def default_python312() -> str:
     """A Python 3.12 that runs (a pyenv shim on PATH can exist and still fail when 3.12 is not
-    pyenv's selected version, as on the development VM in session 21)."""
+    pyenv's selected version, as on the development VM on 2026-11-27)."""
     candidates = [shutil.which("python3.12")]
     candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")),
                          reverse=True)

@@ -81,7 +81,7 @@ def raw_ranges(ranges: Ranges, game: str, consoles: int, device: str, warmup: in
     # The same frame again from the same copies with the pixels not drawn (TIA_SKIP_DRAW, the
     # agent step's collision-only frames): the difference to "identical" is what the pixel
     # stores and colour blending cost one lane, the figure that splits the offline model's
-    # drawing weight from its path weights (docs/performance-log.md, session 19).
+    # drawing weight from its path weights (docs/performance-log.md, 2026-11-27).
     undrawn = dict(copies)
     undrawn["state"] = copies["state"].copy()
     undrawn["state"][:, L.TIA_SKIP_DRAW] = 1

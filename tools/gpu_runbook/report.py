@@ -75,10 +75,10 @@ def _what(record: dict) -> str:
     kind = record["kind"] if schedule == "free" else f"{record['kind']} ({schedule})"
     registers = record.get("registers", 255)
     kind = kind if registers == 255 else f"{kind}, {registers} registers"
-    # (records written before session 28 name no WSYNC rule: theirs was not to draw there)
+    # (records written before 2026-11-28 name no WSYNC rule: theirs was not to draw there)
     if record.get("draw_at_wsync", 0) == 0 and record["kind"] != "ale_vector":
         kind = f"{kind}, WSYNC undrawn"
-    # (before session 32 the autoreset launch took the step's block size: shared)
+    # (before 2026-11-28 the autoreset launch took the step's block size: shared)
     if record["kind"] == "agent" and record.get("reset_blocks", "shared") != "own":
         kind = f"{kind}, reset blocks shared"
     return kind

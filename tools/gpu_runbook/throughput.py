@@ -5,25 +5,25 @@ with the same results folder goes on where it stopped):
 
 1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator), each
    followed by cule_py's agent step at 16,384 consoles under the default warp schedule
-   (scanline since session 21; kernels/warp_schedule.py, the schedule a state field set from
+   (scanline since 2026-11-27; kernels/warp_schedule.py, the schedule a state field set from
    CULE_PY_GPU_SCHEDULE);
 2. Space Invaders, Ms. Pac-Man and Seaquest: the agent step at 16,384 (with Pong and Breakout,
-   the five games of issue 27's headline median; before the env runner since session 23: the
-   env runner was measured on the H200 in session 21, the median never); then Seaquest at
-   131,072 consoles with the step at 64 registers (the model's best batch, session 30: its
+   the five games of issue 27's headline median; before the env runner since 2026-11-27: the
+   env runner was measured on the H200 on 2026-11-27, the median never); then Seaquest at
+   131,072 consoles with the step at 64 registers (the model's best batch, 2026-11-28: its
    Seaquest prediction is the five games' median); then ale-py on those three games (their
-   ratios; ale-py's side was measured on the H200 in session 23);
+   ratios; ale-py's side was measured on the H200 on 2026-11-27);
    then Pong and Seaquest at 16,384 with CULE_PY_GPU_RESET_BLOCKS=shared (the autoreset
-   launch in the step's block size, as before session 32, where the hardware may place it
+   launch in the step's block size, as before 2026-11-28, where the hardware may place it
    beside a step warp: the default's blocks need a whole SM, so they run only on the SMs that
-   the step's 128 blocks leave empty; the model has the default 0-9% faster, session 32);
+   the step's 128 blocks leave empty; the model has the default 0-9% faster, 2026-11-28);
    then Pong and Ms. Pac-Man at 16,384 with CULE_PY_GPU_DRAW_AT_WSYNC=0 (the decoded core
-   leaves WSYNCs undrawn, as before session 28: the model has the default 1.5x faster on
-   Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md session 28);
+   leaves WSYNCs undrawn, as before 2026-11-28: the model has the default 1.5x faster on
+   Pong and 4% slower on Ms. Pac-Man, benchmarks/RESULTS.md 2026-11-28);
 3. Breakout's agent step at 65,536 consoles, the step kernel at 255 registers (two waves of
-   blocks) and capped at 128 (one wave, twice the warps per scheduler, more spills; session 24);
+   blocks) and capped at 128 (one wave, twice the warps per scheduler, more spills; 2026-11-27);
    then at 131,072 capped at 64 (8 warps a scheduler, in one wave: the model's best batch,
-   session 30);
+   2026-11-28);
 4. the RLlib env runner's device path without Ray (issue 29; Ray does not travel to the GPU
    machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
    cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
@@ -32,7 +32,7 @@ with the same results folder goes on where it stopped):
 6. cule_py's agent step at 65,536 consoles, Pong, then raw `act()` frames (every frame drawn)
    at 16,384 and 65,536;
 7. both games under the min_pc schedule (3% faster than scanline on Pong, 7% slower on
-   Breakout on the H200, session 21).
+   Breakout on the H200, 2026-11-27).
 
 Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
 budget allows, consoles decorrelated and checked by distinct RAM, resets inside the timed
@@ -77,7 +77,7 @@ def plan(scale: str, device: str) -> list[dict]:
                           "schedule": SCHEDULES[0]})
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "agent", "game": game, "consoles": big})
-    # The best batch by the model (session 30): the step at 64 registers, 131,072 consoles in one
+    # The best batch by the model (2026-11-28): the step at 64 registers, 131,072 consoles in one
     # wave of 8 warps a scheduler, on the game whose prediction is the five games' median; inside
     # the first call's 435 s with the five games above
     items.append({"kind": "agent", "game": "seaquest", "consoles": 2 * bigger, "registers": 64})
@@ -123,8 +123,8 @@ def plan(scale: str, device: str) -> list[dict]:
 
 
 def _key(item: dict) -> tuple:
-    # (records written before session 21 name no schedule for the default, then free; before
-    # session 28 no WSYNC rule, then undrawn; before session 32 no reset blocks, then shared)
+    # (records written before 2026-11-27 name no schedule for the default, then free; before
+    # 2026-11-28 no WSYNC rule, then undrawn; before 2026-11-28 no reset blocks, then shared)
     return (item["kind"], item["game"], item["consoles"], item["device"],
             item.get("schedule", "free"), item.get("sampler"),
             item.get("registers", DEFAULT_REGISTERS), item.get("draw_at_wsync", 0),
