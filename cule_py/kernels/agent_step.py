@@ -4,11 +4,11 @@ observation needs, max-pool, grayscale/RGB through ALE's palette, the area resiz
 stack; and its reset: ALE's reset_game, fire, noop starts drawn from a per-console std::mt19937
 as libstdc++'s uniform_int_distribution draws, the first observation.
 
-Two entries, each a prange loop on the CPU and one thread per console on CUDA around the same
-register_jitable code: `agent_step_*` (one agent step) and `agent_reset_*` (OP_RESET: reset the
-masked consoles; OP_AUTORESET: the resets the step just marked, per the autoreset mode). A step is
-these two launches with the same all-true mask: no host decision per console, no host read. The
-rules
+Two entries, each a loop over claimed consoles on the CPU (cpu_workers) and one thread per
+console on CUDA around the same register_jitable code: `agent_step_*` (one agent step) and
+`agent_reset_*` (OP_RESET: reset the masked consoles; OP_AUTORESET: the resets the step just
+marked, per the autoreset mode). A step is these two launches with the same all-true mask: no
+host decision per console, no host read. The rules
 (checked against AtariVectorEnv in tests/test_agent_step_vs_ale.py; tests/vector_model.py states
 them in plain Python):
 

@@ -229,8 +229,8 @@ def system_reset(rom, scheme, ram, st, fb, rng, env):
 
 
 # The CPU entry points that run the console are environment.drive and agent_step.agent_*_cpu:
-# njit(parallel=True) with prange even for one console (parallel lowering lets LLVM assume no
-# aliasing); `_nrt=False`, since nothing allocates and without the runtime numba emits no
+# nogil kernels that every thread of a launch runs, each claiming consoles (cpu_workers.py);
+# `_nrt=False`, since nothing allocates and without the runtime numba emits no
 # reference counting (two atomic operations per array per call otherwise); `forceinline=True`,
 # inherited by every helper that does not set it, so the CPU core and the ROM/RAM bus inline into
 # one loop and only `device_read`/`device_write` (and what they call) stay out of line.
