@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -29,7 +30,7 @@ from cule_py import steady_state as ss
 from cule_py.testing import machine_line, usable_cpus
 
 GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
-MAKERS = {"cule_py": ss.make_cule_env, "ale_py": ss.make_ale_env, "envpool": ss.make_envpool_env}
+MAKERS = {"cule_py": ss.make_cule_env, "ale_py": ss.make_ale_env, "envpool": ss.EnvPoolVectorEnv}
 
 
 def _spin() -> None:
@@ -40,13 +41,10 @@ def _spin() -> None:
 def _available_sides(asked: list[str]) -> list[str]:
     sides = []
     for side in asked:
-        if side == "envpool":
-            try:
-                import envpool  # noqa: F401
-            except ImportError:
-                print("EnvPool not installed (pip install \"cule_py[bench]\"): left out",
-                      file=sys.stderr)
-                continue
+        if side == "envpool" and importlib.util.find_spec("envpool") is None:
+            print("EnvPool not installed (pip install \"cule_py[bench]\"): left out",
+                  file=sys.stderr)
+            continue
         sides.append(side)
     return sides
 
@@ -122,8 +120,9 @@ def main() -> None:
     try:
         for game in args.games.split(","):
             runs = measure_game(game, sides, threads, args)
-            lines += game_rows(game, runs, sides, threads)
-            print("\n".join(lines[-len(sides) * 2 + 1:]), flush=True)
+            rows = game_rows(game, runs, sides, threads)
+            lines += rows
+            print("\n".join(rows), flush=True)
             out.append({"game": game, "runs": [
                 {"side": side, "threads": t, "rounds": [r.as_dict() for r in results]}
                 for (side, t), results in runs.items()]})

@@ -200,7 +200,8 @@ def warmed(record: dict) -> dict:
 
 
 def model(args) -> None:
-    # The step's own frames/s by batch (session 25's model), kept with session 30's results.
+    # The step's own frames/s by batch, from the frozen warp model's predictions kept with
+    # the 2026-11-28 reset-lanes results (predicted, not measured).
     path = (pathlib.Path(__file__).resolve().parent / "results" / "2026-11-28-reset-lanes-s30"
             / "predict_batches.py")
     spec = importlib.util.spec_from_file_location("predict_batches", path)

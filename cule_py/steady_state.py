@@ -615,11 +615,6 @@ class EnvPoolVectorEnv:
         self._env.close()
 
 
-def make_envpool_env(game: str, num_envs: int, threads: int | None = None, **overrides):
-    """EnvPool's env with the same settings (EnvPoolVectorEnv); `threads`: its num_threads."""
-    return EnvPoolVectorEnv(game, num_envs, threads=threads, **overrides)
-
-
 SIDE_NAMES = {"cule_py": "cule_py", "ale_py": "ale-py", "envpool": "EnvPool"}
 
 

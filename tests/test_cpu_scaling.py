@@ -15,7 +15,7 @@ envpool = pytest.importorskip("envpool", reason="EnvPool comes with the bench ex
 
 
 def test_envpool_side_has_the_v5_settings():
-    env = ss.make_envpool_env("space_invaders", 2, threads=1)
+    env = ss.EnvPoolVectorEnv("space_invaders", 2, threads=1)
     try:
         c = env._env.spec.config
         s = ss.AGENT_SETTINGS

@@ -24,7 +24,7 @@ import importlib.util
 import statistics
 
 HERE = pathlib.Path(__file__).resolve().parent
-# Session 28's predict.py: the model's constants, ipc(k), gpu_model.
+# The loop-and-shift results' predict.py: the model's constants, ipc(k), gpu_model.
 _SPEC = importlib.util.spec_from_file_location(
     "predict_s28", HERE.parent / "2026-11-28-loop-and-shift-s28" / "predict.py")
 P = importlib.util.module_from_spec(_SPEC)
