@@ -320,6 +320,13 @@ class GpuArrays:
         self._views[key] = (array, view)
         return view
 
+    def _kernel_argument(self, value):
+        """One array or scalar of a launch as the kernel takes it: tiles for StateTiles, numba's
+        view of a cupy array."""
+        if isinstance(value, StateTiles):
+            value = value.tiles
+        return self._numba_view(value) if isinstance(value, self.cupy.ndarray) else value
+
     def stream(self):
         if simulator_enabled():
             return 0
@@ -329,9 +336,7 @@ class GpuArrays:
         """kernel[blocks, threads_per_block, the current cupy stream](*args), one thread per
         console (`threads_per_block`: this launch's, else the batch's)."""
         self.range_check.raise_if_seen()
-        cp = self.cupy
-        args = [a.tiles if isinstance(a, StateTiles) else a for a in args]
-        converted = [self._numba_view(a) if isinstance(a, cp.ndarray) else a for a in args]
+        converted = tuple_map(self._kernel_argument, args)
         tpb = threads_per_block or self.threads_per_block
         kernel[(consoles + tpb - 1) // tpb, tpb, self.stream()](*converted)
 
@@ -352,6 +357,15 @@ class GpuArrays:
             return None
         compiled = next(iter(overloads.values()))
         return int(compiled.regs_per_thread), int(compiled.max_threads_per_block)
+
+
+def tuple_map(function, value):
+    """`value` with `function` applied to every leaf, the namedtuples (and tuples) of a kernel's
+    arguments (kernels/structs.py) rebuilt around the results."""
+    if isinstance(value, tuple):
+        items = [tuple_map(function, item) for item in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return function(value)
 
 
 class CallClock:

@@ -33,6 +33,7 @@ from .errors import InvalidModeError
 from ._threads import resolve_threads, run_on_threads
 from .kernels import cart, cpu_console
 from .kernels.cpu_workers import claim_counter
+from .kernels.structs import Console, ResetTables
 from .kernels import environment as env_kernel
 from .kernels import game_logic, mt19937, tia_sound
 from .kernels import layout as L
@@ -426,11 +427,10 @@ class ConsoleBatch:
         terminal = xp.zeros(self.num_envs, np.bool_)
         truncated = xp.zeros(self.num_envs, np.bool_)
         if self.gpu is None:
-            env_kernel.lives_and_flags(self.logic, self.state, self._params, lives, terminal,
-                                       truncated)
+            env_kernel.lives_and_flags(self.console(), lives, terminal, truncated)
         else:
-            self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.logic,
-                            self.state, self.table(self._params), lives, terminal, truncated)
+            self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.console(), lives,
+                            terminal, truncated)
         return lives, terminal, truncated
 
     # -- the pieces of reset_game ------------------------------------------------------------------
@@ -518,14 +518,25 @@ class ConsoleBatch:
         self._ensure_system_rng(mask)
         self._drive(env_kernel.OP_SYSTEM_RESET, mask, self.difficulty)
 
-    def drive_args(self, op, mask, difficulty, frames: int = 0) -> tuple:
-        """environment.drive / drive_cuda's arguments, in order."""
+    def console(self, difficulty=None) -> Console:
+        """The kernels' view of the batch (kernels/structs.Console), with the inputs of
+        `difficulty` (default: the batch's)."""
+        t = self.table
+        difficulty = self.difficulty if difficulty is None else difficulty
+        return Console(self.rom_bytes, self.scheme, self.memory, self.state, self.frame_buffers,
+                       self.logic, t(self._params), t(self._inputs(difficulty)), self.env_rng,
+                       self._threshold())
+
+    def reset_tables(self) -> ResetTables:
+        """What reset_game reads besides the console (kernels/structs.ResetTables)."""
         select, shown = self._selection
         t = self.table
-        return (op, self.rom_bytes, self.scheme, self.memory, self.state, self.frame_buffers,
-                self.logic, t(self._params), t(self._inputs(difficulty)), self.env_rng,
-                self._threshold(), self.rng, t(select), t(shown), t(self._starting), self._rows,
-                frames, self._rewards, t(mask))
+        return ResetTables(self.rng, t(select), t(shown), t(self._starting))
+
+    def drive_args(self, op, mask, difficulty, frames: int = 0) -> tuple:
+        """environment.drive / drive_cuda's arguments, in order."""
+        return (op, self.console(difficulty), self.reset_tables(), self._rows, frames,
+                self._rewards, self.table(mask))
 
     def _drive(self, op, mask, difficulty, frames: int = 0) -> None:
         args = self.drive_args(op, mask, difficulty, frames)

@@ -64,6 +64,7 @@ from .kernels.cpu_workers import claim_counter
 from .kernels import layout as L
 from .kernels import mt19937
 from .kernels import reset_snapshot
+from .kernels.structs import Outputs, ResetTable, Saved, Screen
 
 __all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]
 
@@ -311,9 +312,10 @@ class AtariVectorEnv(VectorEnv):
         self._cfg_host = cfg
         self._cfg = b.to_device(cfg)
         self._action_rows = b.to_device(self._action_rows)
-        self._saved_state = b.zeros(b.state.shape, np.int32)
-        self._saved_memory = b.zeros(b.memory.shape, np.uint8)
-        self._saved_logic = b.zeros(b.logic.shape, np.int32)
+        # The step's snapshot of each console (kernels/agent_step, lazy drawing).
+        self._saved = Saved(st=b.zeros(b.state.shape, np.int32),
+                            ram=b.zeros(b.memory.shape, np.uint8),
+                            logic=b.zeros(b.logic.shape, np.int32))
         self._agent = b.zeros((n, K.AGENT_FIELDS), np.int32)
         # reset_game's input-free frames, played once per distinct state (kernels/reset_snapshot)
         self._reset_table = reset_snapshot.empty_table(
@@ -416,22 +418,23 @@ class AtariVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.batch_size)
 
     # -- kernel plumbing ---------------------------------------------------------------------------
+    def _screen(self) -> Screen:
+        """How the kernels make observations (kernels/structs.Screen)."""
+        return Screen(self._palette, self._raw, self._scratch, self._obs, *self._tables)
+
+    def _kernel_outputs(self) -> Outputs:
+        """Where the kernels write a step's per-console outputs (kernels/structs.Outputs)."""
+        return Outputs(self._rewards, self._terminated, self._truncated, self._lives)
+
     def _step_args(self, mask) -> tuple:
         """agent_step_cpu / agent_step_cuda's arguments, in order."""
-        b = self._batch
-        xd, xs, xa, yd, ys, ya = self._tables
-        return (b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                b.table(b._params), b.table(b._inputs(b.difficulty)), b.env_rng,
-                b._threshold(), self._agent, self._cfg,
-                self._action_rows, self._actions, self._palette, self._raw, xd, xs, xa, yd, ys,
-                ya, self._scratch, self._obs, self._rewards, self._terminated, self._truncated,
-                self._lives, self._saved_state, self._saved_memory, self._saved_logic, mask)
+        return (self._batch.console(), self._agent, self._cfg, self._action_rows, self._actions,
+                self._screen(), self._kernel_outputs(), self._saved, mask)
 
     def _observe_args(self, mask) -> tuple:
         """agent_observe_cpu / agent_observe_cuda's arguments, in order."""
         b = self._batch
-        return (b.memory, b.frame_buffers, self._palette, self._raw, self._obs, self._scratch,
-                self._cfg, *self._tables, self._agent, mask)
+        return (b.memory, b.frame_buffers, self._screen(), self._cfg, self._agent, mask)
 
     def _step_kernels(self, mask) -> None:
         """The step launch on the consoles of `mask`, then the observation launch where the
@@ -449,14 +452,8 @@ class AtariVectorEnv(VectorEnv):
     def _reset_args(self, op, mask) -> tuple:
         """agent_reset_cpu / agent_reset_cuda's arguments, in order."""
         b = self._batch
-        select, shown = b._selection
-        xd, xs, xa, yd, ys, ya = self._tables
-        return (op, b.rom_bytes, b.scheme, b.memory, b.state, b.frame_buffers, b.logic,
-                b.table(b._params), b.table(b._inputs(b.difficulty)), b.env_rng,
-                b._threshold(), b.rng, b.table(select), b.table(shown),
-                b.table(b._starting), self._agent, self._noop_mt, self._cfg, self._palette,
-                self._raw, xd, xs, xa, yd, ys, ya, self._scratch, self._obs, self._rewards,
-                self._terminated, self._truncated, self._lives, *self._reset_table, mask)
+        return (op, b.console(), b.reset_tables(), self._noop_mt, self._agent, self._cfg,
+                self._screen(), self._kernel_outputs(), self._reset_table, mask)
 
     def _reset_cuda_args(self, op, mask) -> tuple:
         """agent_reset_cuda's arguments: agent_reset_cpu's with the mask replaced by the packed
@@ -465,17 +462,14 @@ class AtariVectorEnv(VectorEnv):
 
     def _fill_args(self) -> tuple:
         """fill_tails_cuda's arguments, in order."""
-        b = self._batch
-        return (b.rom_bytes, b.scheme, b.table(b._params), b.table(b._inputs(b.difficulty)),
-                self._cfg, *self._reset_table)
+        return (self._batch.console(), self._cfg, self._reset_table)
 
     def _launch_reset(self, op, mask, beside_step: bool = False) -> None:
         """`mask`: host bools, or on the GPU also a device array (used as it is). `beside_step`:
         the launch runs on the side stream, beside the step (NextStep)."""
-        table = self._reset_table[-1]
         if self._gpu is not None and not self._gpu.is_device_array(mask):
             mask = self._batch.table(mask)
-        reset_snapshot.open_launch(self._reset_table[0], table, mask,
+        reset_snapshot.open_launch(self._reset_table, mask,
                                    self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp,
                                    first_miss_writes=self._first_miss_writes)
         # The direct tails of start entries readable from now on, played before the resets
@@ -516,14 +510,15 @@ class AtariVectorEnv(VectorEnv):
         return self._own_sm_threads or None
 
     @property
-    def _reset_table(self) -> tuple:
-        """The reset_snapshot table's five arrays (kernels/reset_snapshot.empty_table)."""
+    def _reset_table(self) -> ResetTable:
+        """The reset_snapshot table (kernels/reset_snapshot.empty_table)."""
         return self._table_arrays
 
     @_reset_table.setter
-    def _reset_table(self, arrays: tuple) -> None:
-        self._table_arrays = arrays
-        self._direct_lanes = reset_snapshot.direct_lanes(self._batch.host(arrays[-1]))
+    def _reset_table(self, table: ResetTable) -> None:
+        self._table_arrays = table
+        self._direct_lanes = reset_snapshot.direct_lanes(
+            table._replace(meta=self._batch.host(table.meta)))
 
     def _run_reset_kernels(self, op, mask) -> None:
         self._launch_reset(op, mask)

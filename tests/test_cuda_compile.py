@@ -225,6 +225,7 @@ def test_reset_table_start_writer_is_the_first_miss_on_the_gpu():
     import numpy as np
 
     from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.structs import ResetTable
 
     def claim(table, out):
         out[0] = RS.claim_start_writer(table, np.int32(3))
@@ -232,10 +233,11 @@ def test_reset_table_start_writer_is_the_first_miss_on_the_gpu():
     ptx = _ptx(claim, (types.int32[::1], types.boolean[::1]))
     assert re.search(r"atom\.global\.cas", ptx), "the start writer's claim is not a CAS"
     table = np.zeros(RS.TABLE_FIELDS, np.int32)
-    RS.open_launch(None, table, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np)
+    only_meta = ResetTable(None, None, None, None, table)       # (the rows are not read)
+    RS.open_launch(only_meta, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np)
     assert table[RS.TABLE_WRITER] == 1
     assert RS.claim_start_writer(table, 1) and not RS.claim_start_writer(table, 3)
-    RS.open_launch(None, table, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np,
+    RS.open_launch(only_meta, np.ones(4, np.bool_), np.array([5, 9, 2, 7]), np,
                    first_miss_writes=True)
     assert table[RS.TABLE_WRITER] == -1
     # (the CPU's version with nobody named, on one thread: the first console that asks)

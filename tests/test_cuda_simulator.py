@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -98,7 +99,7 @@ CHILD = textwrap.dedent("""
 
 
 def _run_simulated(child: str, inputs, outputs, timeout: int = 900) -> str:
-    """Run `child` (Python source) with NUMBA_ENABLE_CUDASIM=1 on the npz `inputs`, writing
+    """Run `child` (Python source) with NUMBA_ENABLE_CUDASIM=1 on the file `inputs`, writing
     `outputs`; returns its stdout."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
     source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
@@ -107,6 +108,56 @@ def _run_simulated(child: str, inputs, outputs, timeout: int = 900) -> str:
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout.strip()
+
+
+def _save_args(path, args) -> None:
+    """A kernel's arguments (numpy arrays, scalars, kernels/structs namedtuples) for a child."""
+    with open(path, "wb") as f:
+        pickle.dump(args, f)
+
+
+def _load_args(path):
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _arrays(value, path="args"):
+    """(where, array) for every array in a kernel's arguments, by position and field name."""
+    if isinstance(value, tuple):
+        names = getattr(value, "_fields", None) or range(len(value))
+        for name, item in zip(names, value):
+            yield from _arrays(item, f"{path}.{name}" if isinstance(name, str) else
+                               f"{path}[{name}]")
+    elif isinstance(value, np.ndarray):
+        yield path, value
+
+
+def _assert_same_arrays(simulated, ours) -> None:
+    """Every array of the simulated kernel's arguments equals the CPU kernel's."""
+    pairs = list(zip(_arrays(simulated), _arrays(ours)))
+    assert pairs and all(a == b for (a, _), (b, _) in pairs)
+    for (where, sim), (_, cpu) in pairs:
+        np.testing.assert_array_equal(sim, cpu, err_msg=where)
+
+
+# In a child: the GPU's layout of a Console and a Screen (the state rows and the observation's
+# work rows in tiles), and back.
+TILING = textwrap.dedent("""
+    import pickle
+    from cule_py.kernels.state_tiles import from_tiles, to_tiles
+
+    def load(path):
+        with open(path, "rb") as f:
+            return pickle.load(f)
+
+    def save(path, args):
+        with open(path, "wb") as f:
+            pickle.dump(args, f)
+
+    def tiled(struct, fields, n, convert):
+        return struct._replace(**{name: convert(getattr(struct, name)) if n is None else
+                                  convert(getattr(struct, name), n) for name in fields})
+""")
 
 
 def _initial_state():
@@ -223,35 +274,28 @@ def test_simulated_console_kernel_matches_cpu(tmp_path):
 # receive must come out identical.
 AGENT_STEPS = 2
 
-AGENT_CHILD = textwrap.dedent("""
-    import inspect, sys, time
-    import numpy as np
+AGENT_CHILD = TILING + textwrap.dedent("""
+    import sys, time
     from numba import cuda
     from cule_py.kernels import agent_step as K
-    from cule_py.kernels.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
-    d = dict(np.load(sys.argv[1]))
-    count, steps, bands = int(d["count"]), int(d["steps"]), int(d["bands"])
-    args = [d[f"a{i}"] for i in range(count)]
-    args = [int(a) if a.ndim == 0 else a for a in args]
-    n = args[3].shape[0]
-    # the GPU's layout: the state rows and the observation's work rows in tiles
-    tiled = [i for i, name in enumerate(inspect.signature(K.agent_step_cuda.py_func).parameters)
-             if name.endswith("tiles")]
-    for i in tiled:
-        args[i] = to_tiles(args[i])
-    observe_args = [args[i] for i in d["observe_from_step"]]
+    args, steps, bands = load(sys.argv[1])
+    console, agent, cfg, action_rows, actions, screen, outputs, saved, mask = args
+    n = console.ram.shape[0]
+    console = tiled(console, ["st"], None, to_tiles)
+    screen = tiled(screen, ["raw", "scratch"], None, to_tiles)
+    args = (console, agent, cfg, action_rows, actions, screen, outputs, saved, mask)
     start = time.perf_counter()
     for _ in range(steps):
         K.agent_step_cuda[1, 32](*args)
-        K.agent_observe_cuda[bands, n](*observe_args)     # lane = band * n + console
+        # lane = band * n + console
+        K.agent_observe_cuda[bands, n](console.ram, console.fb, screen, cfg, agent, mask)
     print(f"simulated {steps} agent steps x {n} consoles in "
           f"{time.perf_counter() - start:.1f} s")
-    for i in tiled:
-        args[i] = from_tiles(args[i], n)
-    np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
-                              if not isinstance(a, int)})
+    console = tiled(console, ["st"], n, from_tiles)
+    screen = tiled(screen, ["raw", "scratch"], n, from_tiles)
+    save(sys.argv[2], (console, agent, cfg, action_rows, actions, screen, outputs, saved, mask))
 """)
 
 
@@ -267,12 +311,9 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
     env._actions[:] = [1, 2]
     args = env._step_args(env._all)
     observe_args = env._observe_args(env._all)
-    observe_from_step = [next(i for i, a in enumerate(args) if a is b) for b in observe_args]
-    np.savez(tmp_path / "in.npz", count=len(args), steps=AGENT_STEPS,
-             bands=OBSERVATION_BANDS_GPU, observe_from_step=observe_from_step,
-             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
-    print(_run_simulated(AGENT_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
-    sim = dict(np.load(tmp_path / "out.npz"))
+    _save_args(tmp_path / "in.pkl", (args, AGENT_STEPS, OBSERVATION_BANDS_GPU))
+    print(_run_simulated(AGENT_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
+    sim = _load_args(tmp_path / "out.pkl")
     before = env._batch.frame_buffers.copy()
     obs_before = env._obs.copy()
     for _ in range(AGENT_STEPS):
@@ -280,10 +321,8 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
         K.agent_observe_cpu(*observe_args)
     assert (env._batch.frame_buffers != before).any()     # the steps drew something
     assert (env._obs != obs_before).any()                 # and observed it
-    assert env._saved_state.any()                         # the lazy path (snapshot) ran
-    for i, a in enumerate(args):
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    assert env._saved.st.any()                            # the lazy path (snapshot) ran
+    _assert_same_arrays(sim, args)
 
 
 # ---- the agent reset kernel and its table -----------------------------------------------------
@@ -293,35 +332,28 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
 # lookup, the tail found by its origin, and where the tail misses, the GPU's claim by atomic add
 # (the CPU claims by its named writer only). With the tail emptied, every console misses it and
 # claims: the entries the simulated GPU wrote must then serve a CPU env exactly.
-RESET_CHILD = textwrap.dedent("""
-    import inspect, sys, time
+RESET_CHILD = TILING + textwrap.dedent("""
+    import sys, time
     import numpy as np
     from numba import cuda
     from cule_py.kernels import agent_step as K
-    from cule_py.kernels.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
-    d = dict(np.load(sys.argv[1]))
-    args = [d[f"a{i}"] for i in range(int(d["count"]))]
-    args = [int(a) if a.ndim == 0 else a for a in args]
-    n = args[4].shape[0]
-    tiled = [i for i, name in enumerate(inspect.signature(K.agent_reset_cuda.py_func).parameters)
-             if name.endswith("tiles")]                   # the GPU's layout
-    for i in tiled:
-        args[i] = to_tiles(args[i])
+    op, console, tables, noop_mt, agent, cfg, screen, outputs, table, mask = load(sys.argv[1])
+    n = console.ram.shape[0]
+    console = tiled(console, ["st"], None, to_tiles)
+    screen = tiled(screen, ["raw", "scratch"], None, to_tiles)
     # args are agent_reset_cpu's: the GPU packs the mask's consoles into lanes first
-    mask, agent = args[-1], args[list(inspect.signature(
-        K.agent_reset_cuda.py_func).parameters).index("agent")]
     lanes, count = np.full(n, -1, np.int32), np.zeros(1, np.int32)
-    K.resetting_lanes_cuda[1, 32](args[0], agent, mask, lanes, count)
+    K.resetting_lanes_cuda[1, 32](op, agent, mask, lanes, count)
     assert sorted(lanes[:count[0]]) == np.nonzero(mask)[0].tolist(), (lanes, mask)
     start = time.perf_counter()
-    K.agent_reset_cuda[1, 32](*args[:-1], lanes, count)
+    K.agent_reset_cuda[1, 32](op, console, tables, noop_mt, agent, cfg, screen, outputs, table,
+                              lanes, count)
     print(f"simulated one reset of {n} consoles in {time.perf_counter() - start:.1f} s")
-    for i in tiled:
-        args[i] = from_tiles(args[i], n)
-    np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)
-                              if not isinstance(a, int)})
+    console = tiled(console, ["st"], n, from_tiles)
+    screen = tiled(screen, ["raw", "scratch"], n, from_tiles)
+    save(sys.argv[2], (op, console, tables, noop_mt, agent, cfg, screen, outputs, table, mask))
 """)
 
 
@@ -365,19 +397,16 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
         for rows in env._reset_table[:4]:
             rows[2 * base:] = 0
     mask = np.ones(2, np.bool_)
-    RS.open_launch(env._reset_table[0], table, mask,
+    RS.open_launch(env._reset_table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np)
     args = env._reset_args(K.OP_RESET, mask)
-    np.savez(tmp_path / "in.npz", count=len(args),
-             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
-    print(_run_simulated(RESET_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
-    sim = dict(np.load(tmp_path / "out.npz"))
+    _save_args(tmp_path / "in.pkl", args)
+    print(_run_simulated(RESET_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
+    sim = _load_args(tmp_path / "out.pkl")
     before = env._agent.copy()
     run_on_threads(1, K.agent_reset_cpu, args, env._claims)
-    first_table_array = len(args) - 1 - len(env._reset_table)
-    for i, a in enumerate(args[:first_table_array]):
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    table_at = len(args) - 2                  # (the reset table: the simulator's own claims)
+    _assert_same_arrays(sim[:table_at], args[:table_at])
     agent = env._agent                       # (equal to the simulated kernel's, checked above)
     assert (agent[:, K.A_TABLE_RESETS] > before[:, K.A_TABLE_RESETS]).all()
     if tail == "warm":
@@ -387,7 +416,7 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     # Both consoles missed the tail: the simulated GPU claimed entries by atomic add. A CPU env
     # whose tail holds only those entries (no room for its own writer) must reset exactly as one
     # without a table, and take its tails from them.
-    t_st, t_ram, t_logic, t_fb, sim_table = (sim[f"a{first_table_array + k}"] for k in range(5))
+    t_st, t_ram, t_logic, t_fb, sim_table = sim[table_at]
     claimed = int(sim_table[RS.TABLE_TAIL_FILLED])
     assert claimed >= 1, "the simulated GPU claimed no tail entry"
     ours, plain = _reset_env(), _reset_env()
@@ -439,21 +468,18 @@ def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
     env._reset_table = empty(env)
     table = env._reset_table[-1]
     mask = np.ones(2, np.bool_)
-    RS.open_launch(env._reset_table[0], table, mask,
+    RS.open_launch(env._reset_table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np, first_miss_writes=True)
     args = env._reset_args(K.OP_RESET, mask)
-    np.savez(tmp_path / "in.npz", count=len(args),
-             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
-    print(_run_simulated(RESET_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
-    sim = dict(np.load(tmp_path / "out.npz"))
-    RS.open_launch(env._reset_table[0], table, mask,
+    _save_args(tmp_path / "in.pkl", args)
+    print(_run_simulated(RESET_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
+    sim = _load_args(tmp_path / "out.pkl")
+    RS.open_launch(env._reset_table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np)      # the CPU's writer
     run_on_threads(1, K.agent_reset_cpu, args, env._claims)
-    first_table_array = len(args) - 1 - len(env._reset_table)
-    for i, a in enumerate(args[:first_table_array]):
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
-    t_st, t_ram, t_logic, t_fb, sim_table = (sim[f"a{first_table_array + k}"] for k in range(5))
+    table_at = len(args) - 2                  # (the reset table: the simulator's own writer)
+    _assert_same_arrays(sim[:table_at], args[:table_at])
+    t_st, t_ram, t_logic, t_fb, sim_table = sim[table_at]
     assert sim_table[RS.TABLE_FILLED] == 1, "not exactly one lane wrote a start entry"
     assert sim_table[RS.TABLE_WRITER] in (0, 1)
     # that entry alone, read by a CPU env whose table has no room for its own
@@ -515,17 +541,15 @@ def test_simulated_reset_lanes_pack_the_resetting_consoles(tmp_path):
         assert (lanes[count:] == -1).all()
 
 
-FILL_CHILD = textwrap.dedent("""
+FILL_CHILD = TILING + textwrap.dedent("""
     import sys, time
-    import numpy as np
     from cule_py.kernels import agent_step as K
 
-    d = dict(np.load(sys.argv[1]))
-    args = [d[f"a{i}"] for i in range(int(d["count"]))]
+    console, cfg, table = load(sys.argv[1])
     start = time.perf_counter()
-    K.fill_tails_cuda[1, 32](*args)
+    K.fill_tails_cuda[1, 32](console, cfg, table)
     print(f"simulated the direct tails' fill in {time.perf_counter() - start:.1f} s")
-    np.savez(sys.argv[2], **{f"a{i}": np.ascontiguousarray(a) for i, a in enumerate(args)})
+    save(sys.argv[2], (console, cfg, table))
 """)
 
 
@@ -548,14 +572,12 @@ def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
     for a in env._reset_table[:4]:
         a[direct:] = 0
     args = env._fill_args()
-    np.savez(tmp_path / "in.npz", count=len(args),
-             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
-    print(_run_simulated(FILL_CHILD, tmp_path / "in.npz", tmp_path / "out.npz"))
-    sim = dict(np.load(tmp_path / "out.npz"))
+    _save_args(tmp_path / "in.pkl", args)
+    print(_run_simulated(FILL_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
+    sim = _load_args(tmp_path / "out.pkl")
     run_on_threads(1, K.agent_reset_cpu, env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)),
                    env._claims)
-    for i, a in enumerate(args):
-        np.testing.assert_array_equal(sim[f"a{i}"], a, err_msg=f"argument {i}")
+    _assert_same_arrays(sim, args)
     np.testing.assert_array_equal(table[status:status + 2], played)
     for again, before in zip(env._reset_table[:4], rows):
         np.testing.assert_array_equal(again, before)

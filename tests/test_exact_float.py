@@ -15,6 +15,7 @@ from numba import njit
 
 from cule_py.kernels.agent_step import compare_while_pooling, observe
 from cule_py.kernels.exact_float import mul_f32
+from cule_py.kernels.structs import Screen
 
 rng = np.random.default_rng(2600)
 A = rng.random(2000, np.float32) * np.float32(255.0)
@@ -63,18 +64,16 @@ def test_resize_compiles_without_fused_multiply_add_for_sm90():
 
     from tools import gpu_model as G
 
-    def kernel(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, newest, older):
-        observe(fb, palette, raw, obs, 0, scratch, cfg, xd, xs, xa, yd, ys, ya, 0, newest,
-                older, compare_while_pooling())
+    def kernel(fb, screen, cfg, newest, older):
+        observe(fb, screen, 0, cfg, 0, newest, older, compare_while_pooling())
 
     def arr(dtype, ndim):
         return types.Array(dtype, ndim, "A")
 
-    signature = (arr(types.uint64, 4), arr(types.uint8, 2),
-                 arr(types.uint8, 3), arr(types.uint8, 3), arr(types.float32, 3),
-                 arr(types.int32, 1), arr(types.int32, 1), arr(types.int32, 1),
-                 arr(types.float32, 1), arr(types.int32, 1), arr(types.int32, 1),
-                 arr(types.float32, 1), types.int32, types.int32)
+    table = (arr(types.int32, 1), arr(types.int32, 1), arr(types.float32, 1))
+    screen = types.NamedTuple((arr(types.uint8, 2), arr(types.uint8, 3), arr(types.float32, 3),
+                               arr(types.uint8, 3), *table, *table), Screen)
+    signature = (arr(types.uint64, 4), screen, arr(types.int32, 1), types.int32, types.int32)
     with G.offline_cuda():
         ptx, _ = cuda.compile_ptx(kernel, signature, cc=(9, 0))
     assert not re.search(r"\sfma\.", ptx), "the resize's products were fused into an FMA"

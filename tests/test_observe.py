@@ -16,15 +16,20 @@ from numba import njit
 from cule_py import palette as P
 from cule_py.area_resize import area_table, resize_area
 from cule_py.kernels import agent_step as K
+from cule_py.kernels.structs import Screen
 
 NONE, RAW1 = K.SRC_NONE, K.SRC_RAW1
 
 
 @njit(cache=False)
+def _observe_jit(fb, screen, cfg, env, newest, older, fused):
+    K.observe(fb, screen, 1, cfg, env, newest, older, fused)
+
+
 def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older,
              fused):
-    K.observe(fb, palette, raw, obs, 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-              older, fused)
+    _observe_jit(fb, Screen(palette, raw, scratch, obs, xd, xs, xa, yd, ys, ya), cfg, env,
+                 newest, older, fused)
 
 
 def _case(height, rgb, seed):
@@ -80,11 +85,15 @@ def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older, fused)
 
 
 @njit(cache=False)
+def _observe_bands_jit(fb, screen, cfg, env, newest, older, fused, order):
+    for band in order:
+        K.observe_rows(fb, screen, 1, cfg, env, newest, older, fused, band, len(order))
+
+
 def _observe_bands(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
                    older, fused, order):
-    for band in order:
-        K.observe_rows(fb, palette, raw, obs, 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
-                       newest, older, fused, band, len(order))
+    _observe_bands_jit(fb, Screen(palette, raw, scratch, obs, xd, xs, xa, yd, ys, ya), cfg, env,
+                       newest, older, fused, order)
 
 
 # The GPU's observation launch (agent_observe_cuda) makes an observation in bands of output

@@ -26,6 +26,7 @@ from marks import slow_except
 from cule_py.kernels import agent_step as K
 from cule_py.kernels import layout as L
 from cule_py.kernels import reset_snapshot as RS
+from cule_py.kernels.structs import Console, ResetTable
 from cule_py.testing import machine_difference, vector_step_difference
 from cule_py.vector import AtariVectorEnv
 
@@ -152,9 +153,11 @@ def test_matches_finds_a_difference_anywhere():
         t_fb = np.zeros((8, 2, 6, width), np.uint64)
         key = 2 * entry + RS.KEY
         t_st[key], t_ram[key], t_logic[key], t_fb[key] = st[env], ram[env], logic[env], fb[env]
-        args = (ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
+        console = Console(None, None, ram, st, fb, logic, None, None, None, None)
+        table = ResetTable(t_st, t_ram, t_logic, t_fb, None)
+        args = (console, table, entry, env)
         assert matches(*args, False) and matches(*args, True)
-        assert not matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry - 1, env, False)
+        assert not matches(console, table, entry - 1, env, False)
         # A pixel differs: the low or the high byte of a word (a compare narrower than 64 bits
         # misses the high one).
         for where, bit in [((0, 0, 0), 1), ((1, 5, width - 1), 1 << 63), ((0, 3, 17), 1 << 40),

@@ -24,7 +24,7 @@ total on the next GPU run (stage 3 profiles the same kernels), not a measurement
         --out benchmarks/results/DIR
 
 writes `counts-GAME-*.json`, `sass-step-*.json`, `sass-observe-*.json` (cached per kernel source
-fingerprint; the warm-up's kernel arguments in `inputs-*.npz`, reusable across versions of the
+fingerprint; the warm-up's kernel arguments in `inputs-*.pkl`, reusable across versions of the
 kernels) and `profile-GAME.md`: the step kernel's lines and those of the observation's own
 launch (agent_observe_cuda), each against its kernel's SASS.
 
@@ -43,6 +43,7 @@ import collections
 import json
 import os
 import pathlib
+import pickle
 import re
 import subprocess
 import sys
@@ -112,25 +113,23 @@ class LineCounter:
 
 
 COUNT_CHILD = textwrap.dedent("""
-    import json, sys, time
-    import numpy as np
+    import json, pickle, sys, time
     from numba import cuda
     from tools.gpu_line_profile import LineCounter
     from cule_py.kernels import agent_step as K
+    from cule_py.kernels.state_tiles import to_tiles
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
-    d = dict(np.load(sys.argv[1]))
-    count, steps, bands = int(d["count"]), int(sys.argv[3]), int(d["bands"])
-    args = [d[f"a{i}"] for i in range(count)]
-    args = [int(a) if a.ndim == 0 else a for a in args]
-    import inspect
-    from cule_py.kernels.state_tiles import to_tiles
-    n = args[3].shape[0]
+    with open(sys.argv[1], "rb") as f:
+        d = pickle.load(f)
+    steps, bands = int(sys.argv[3]), d["bands"]
+    console, agent, cfg, action_rows, actions, screen, outputs, saved, mask = d["args"]
+    n = console.ram.shape[0]
     # as on the GPU: the state rows and the observation's work rows in tiles
-    for i, name in enumerate(inspect.signature(K.agent_step_cuda.py_func).parameters):
-        if name.endswith("tiles"):
-            args[i] = to_tiles(args[i])
-    observe_args = [args[i] for i in d["observe_from_step"]]
+    console = console._replace(st=to_tiles(console.st))
+    screen = screen._replace(raw=to_tiles(screen.raw), scratch=to_tiles(screen.scratch))
+    args = (console, agent, cfg, action_rows, actions, screen, outputs, saved, mask)
+    observe_args = (console.ram, console.fb, screen, cfg, agent, mask)
     # the step kernel's lines and the observation kernel's, counted apart
     step_counter, observe_counter = LineCounter(), LineCounter()
     start = time.perf_counter()
@@ -174,7 +173,7 @@ def run_simulated(child: str, inputs: pathlib.Path, outputs: pathlib.Path, *args
 
 def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.Path) -> None:
     """agent_step_cuda's arguments for `consoles` consoles of `game` (v5 settings) after
-    `warmup` random steps on the CPU backend, saved to `path` (npz). They depend on the state
+    `warmup` random steps on the CPU backend, saved to `path` (a pickle). They depend on the state
     layout, not on the kernel code, so one file serves the line counts of several versions
     of the kernels (each version would otherwise compile the CPU backend for the warm-up)."""
     import numpy as np
@@ -190,32 +189,28 @@ def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.
         env.step(rng.integers(0, n_actions, consoles))
     env._actions[:] = rng.integers(0, n_actions, consoles)
     args = env._step_args(env._all)
-    observe_from_step = [next(i for i, a in enumerate(args) if a is b)
-                         for b in env._observe_args(env._all)]
     # frames a step, from the step's own configuration (the counts are per console-frame)
     from cule_py.kernels import agent_step as K
 
     skip_lo, skip_hi = int(env._cfg[K.C_SKIP_LO]), int(env._cfg[K.C_SKIP_HI])
     if skip_hi - skip_lo > 1:
         raise ValueError("a random frameskip leaves frames a step unknown: use a fixed one")
-    np.savez(path, count=len(args), frameskip=skip_lo, bands=OBSERVATION_BANDS_GPU,
-             observe_from_step=observe_from_step,
-             **{f"a{i}": np.asarray(a) for i, a in enumerate(args)})
+    with open(path, "wb") as f:
+        pickle.dump({"args": args, "frameskip": skip_lo, "bands": OBSERVATION_BANDS_GPU}, f)
 
 
 def line_counts(game: str, consoles: int, warmup: int, steps: int, seed: int = 0,
                 inputs: pathlib.Path | None = None) -> dict:
     """Executions of each kernel source line in `steps` agent steps from `inputs` (made by
     step_inputs if absent)."""
-    import numpy as np
-
     with tempfile.TemporaryDirectory() as tmp:
         if inputs is None:
-            inputs = pathlib.Path(tmp) / "in.npz"
+            inputs = pathlib.Path(tmp) / "in.pkl"
         if not inputs.exists():
             step_inputs(game, consoles, warmup, seed, inputs)
         outputs = pathlib.Path(tmp) / "out.json"
-        frameskip = int(np.load(inputs)["frameskip"])
+        with open(inputs, "rb") as f:
+            frameskip = int(pickle.load(f)["frameskip"])
         run_simulated(COUNT_CHILD, inputs, outputs, steps)
         result = json.loads(outputs.read_text())
     result.update(game=game, consoles=consoles, warmup=warmup, steps=steps, seed=seed,
@@ -737,7 +732,7 @@ def main(argv=None) -> int:
         counts = json.loads(counts_path.read_text())
     else:
         start = time.perf_counter()
-        inputs = args.out / f"inputs-{args.game}-{args.consoles}x{args.warmup}-{args.seed}.npz"
+        inputs = args.out / f"inputs-{args.game}-{args.consoles}x{args.warmup}-{args.seed}.pkl"
         counts = line_counts(args.game, args.consoles, args.warmup, args.steps, args.seed,
                              inputs)
         counts_path.write_text(json.dumps(counts))

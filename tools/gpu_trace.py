@@ -199,6 +199,6 @@ def trace(game: str, consoles: int, frames: int, warmup: int, seed: int = 0) -> 
     rec = np.zeros((consoles, frames * INSTRUCTIONS_PER_FRAME, COLUMNS), np.int32)
     ends = np.zeros((consoles, frames), np.int64)
     args = batch.drive_args(E.OP_ACT, batch._all, batch.difficulty, 1)
-    (_, rom, scheme, ram, st, fb, _, params, inputs) = args[:9]
-    trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends)
+    c = args[1]                                      # kernels/structs.Console
+    trace_frames(c.rom, c.scheme, c.ram, c.st, c.fb, c.params, c.inputs, rows, rec, ends)
     return {"records": rec, "ends": ends, "batch": batch, "actions": actions}

@@ -16,6 +16,7 @@ import time
 import numba
 import numpy as np
 
+from cule_py._device import tuple_map
 from cule_py.batch import ConsoleBatch
 from cule_py.kernels import agent_step as K
 from cule_py.kernels import environment as E
@@ -28,8 +29,9 @@ def _types(cuda, args):
     """numba's types of the launch arguments, as the launch computes them (views made once)."""
     import cupy as cp
 
-    return tuple(numba.typeof(cuda.as_cuda_array(a, sync=False)) if isinstance(a, cp.ndarray)
-                 else numba.typeof(a) for a in args)
+    views = tuple_map(lambda a: cuda.as_cuda_array(a, sync=False)
+                      if isinstance(a, cp.ndarray) else a, tuple(args))
+    return tuple(numba.typeof(a) for a in views)
 
 
 def _skip_power_on(self, mask=None):
@@ -57,7 +59,7 @@ def kernel_and_arguments(which: str):
     from cule_py._device import StateTiles
 
     kernel, args = _batch_arguments(which)
-    return kernel, tuple(a.tiles if isinstance(a, StateTiles) else a for a in args)
+    return kernel, tuple_map(lambda a: a.tiles if isinstance(a, StateTiles) else a, tuple(args))
 
 
 def _batch_arguments(which: str):
@@ -68,9 +70,8 @@ def _batch_arguments(which: str):
         if which == "drive":
             return E.drive_cuda, batch.drive_args(0, batch._all, 0, 1)
         xp = batch.xp
-        return E.lives_and_flags_cuda, (batch.logic, batch.state, batch.table(batch._params),
-                                         xp.zeros(2, np.int32), xp.zeros(2, np.bool_),
-                                         xp.zeros(2, np.bool_))
+        return E.lives_and_flags_cuda, (batch.console(), xp.zeros(2, np.int32),
+                                         xp.zeros(2, np.bool_), xp.zeros(2, np.bool_))
     from cule_py.vector import AtariVectorEnv
 
     env = AtariVectorEnv(GAME, 2, device="cuda")

@@ -70,21 +70,20 @@ def _state_hash(ram, st, fb, logic, env):
 
 
 @njit(cache=False)
-def reset_prefix_hashes(rom, scheme, ram, st, fb, logic, params, inputs, rng, hashes, draws):
-    """System reset and the 64 input-free frames of reset_game on every console, as
-    environment.reset_game runs them; hashes[env, k] after k frames, draws[env] the timer's
-    system-RNG value."""
+def reset_prefix_hashes(console, rng, hashes, draws):
+    """System reset and the 64 input-free frames of reset_game on every console of `console`
+    (kernels/structs.Console), as environment.reset_game runs them; hashes[env, k] after k
+    frames, draws[env] the timer's system-RNG value."""
+    ram, st, fb, logic = console.ram, console.st, console.fb, console.logic
     for env in range(st.shape[0]):
         draws[env] = np.int64(rng[np.int32(st[env, L.SYSTEM_RNG_POSITION])]) % 75
-        E.reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
+        E.reset_game_start(console, rng, env)
         hashes[env, 0] = _state_hash(ram, st, fb, logic, env)
         for k in range(1, E.RESET_NOOP_FRAMES + 1):
-            E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
-                      np.int32(1))
+            E.emulate(console, env, E.ROW_NOOP, 1)
             hashes[env, k] = _state_hash(ram, st, fb, logic, env)
         for k in range(1, E.SOFT_RESET_FRAMES + 1):
-            E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,
-                      np.int32(E.ROW_RESET), np.int32(1))
+            E.emulate(console, env, E.ROW_RESET, 1)
             hashes[env, E.RESET_NOOP_FRAMES + k] = _state_hash(ram, st, fb, logic, env)
 
 
@@ -122,9 +121,8 @@ def study(game: str, consoles: int, resets: int, max_steps: int, seed: int = 0) 
     n = s["st"].shape[0]
     hashes = np.zeros((n, FRAMES + 1), np.uint64)
     draws = np.zeros(n, np.int64)
-    reset_prefix_hashes(b.rom_bytes, b.scheme, s["ram"], s["st"], s["fb"], s["logic"],
-                        b.table(b._params), b.table(b._inputs(b.difficulty)), b.rng, hashes,
-                        draws)
+    console = b.console()._replace(ram=s["ram"], st=s["st"], fb=s["fb"], logic=s["logic"])
+    reset_prefix_hashes(console, b.rng, hashes, draws)
     distinct = {k: int(len(np.unique(hashes[:, k]))) for k in range(FRAMES + 1)}
     first_half = int(len(np.unique(hashes[:n // 2, 2])))
     by_draw = {}

@@ -6,8 +6,8 @@ the console: `layout` (the fields of a console's state row), `registers` (the TI
 register numbers), `riot` (ports and timer), `tia` (registers, timing, collisions, inputs) and
 `render` (the picture it draws), `cart` and its `cart_*` schemes, `console` (bus and frame loop),
 `console_fast_path` (the CPU backend's fast path through the 6507), `outlining` (what stays out
-of line on the GPU), `environment` and `agent_step` (the entry points), `game_logic` (rewards,
-lives, game over).
+of line on the GPU), `environment` and `agent_step` (the entry points), `structs` (the named
+groups of arrays the entry points take), `game_logic` (rewards, lives, game over).
 """
 
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)

@@ -59,7 +59,7 @@ from .cpu_workers import claim
 from .exact_float import mul_f32
 from .frame_buffer import PIXEL_MASK, ROW_WORDS, pixel
 from .mt19937 import mt_next
-from .state_tiles import console_row
+from .structs import console_at, screen_at
 
 # agent[env, field] (int32): per-console agent state.
 A_ELAPSED = 0          # frames played by agent steps since the last reset
@@ -370,8 +370,7 @@ def row_band(cfg, yd, band, bands):
 
 
 @register_jitable
-def observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-                 older, fused, band, bands):
+def observe_rows(fb, screen, slot, cfg, env, newest, older, fused, band, bands):
     """Output rows of band `band` of `bands` (row_band) of the step's observation: their source
     rows max-pooled into raw[env, 0], their area resize into obs[env, slot] (see
     cule_py/area_resize.py), in one pass over the source rows: each row is pooled just before
@@ -381,6 +380,8 @@ def observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, 
     raw[0], which pooling writes idempotently, so they may run in any order or at once; each
     uses scratch rows 2 * band and 2 * band + 1. `fused`: how equal rows are found
     (compare_while_pooling)."""
+    palette, raw, scratch, obs = screen.palette, screen.raw, screen.scratch, screen.obs
+    xd, xs, xa, yd, ys, ya = screen.xd, screen.xs, screen.xa, screen.yd, screen.ys, screen.ya
     ch = np.int32(cfg[C_CHANNELS])
     height = np.int32(cfg[C_SRC_H])
     row_out = np.int32(cfg[C_DST_W]) * ch
@@ -427,11 +428,9 @@ def observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, 
 
 
 @register_jitable
-def observe(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-            older, fused):
+def observe(fb, screen, slot, cfg, env, newest, older, fused):
     """The whole observation in one pass (observe_rows, a single band)."""
-    observe_rows(fb, palette, raw, obs, slot, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-                 older, fused, 0, 1)
+    observe_rows(fb, screen, slot, cfg, env, newest, older, fused, 0, 1)
 
 
 @register_jitable
@@ -459,12 +458,12 @@ def shift_stack(obs, env, stack, first, past):
 
 
 @register_jitable
-def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-              older, band, bands):
+def push_rows(ram, fb, screen, cfg, env, newest, older, band, bands):
     """Shift band `band` of `bands` of the stack one slot older and put the band of the new
     observation in the newest slot (the RAM: band 0 does all); `newest`, `older`: where the
     step's two screens are (SRC_*)."""
     stack = np.int32(cfg[C_STACK])
+    obs = screen.obs
     if cfg[C_OBS] == OBS_RAM:
         if band == 0:
             for slot in range(stack - 1):
@@ -477,16 +476,15 @@ def push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, 
     row_out = np.int32(cfg[C_DST_W]) * np.int32(cfg[C_CHANNELS])
     first_dy, past_dy = band_rows(cfg, band, bands)
     shift_stack(obs, env, stack, first_dy * row_out, past_dy * row_out)
-    observe_rows(fb, palette, raw, obs, stack - 1, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
-                 newest, older, compare_while_pooling(), band, bands)
+    observe_rows(fb, screen, stack - 1, cfg, env, newest, older, compare_while_pooling(), band,
+                 bands)
 
 
 @register_jitable
-def push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older):
+def push(ram, fb, screen, cfg, env, newest, older):
     """Shift the stack one slot older and put the new observation (or the RAM) in the newest
     slot; `newest`, `older`: where the step's two screens are (SRC_*)."""
-    push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
-              older, 0, 1)
+    push_rows(ram, fb, screen, cfg, env, newest, older, 0, 1)
 
 
 @register_jitable
@@ -506,56 +504,53 @@ def _observe_in_step_cuda(cfg):
 
 
 @register_jitable
-def rng_room(ram, st, rng, env):
+def rng_room(console, rng, env):
     """The system-RNG table holds the draws of one more System reset (timer + cartridge RAM)."""
-    return np.int64(st[env, L.SYSTEM_RNG_POSITION]) + 1 + (ram.shape[1] - 128) <= rng.shape[0]
+    return np.int64(console.st[env, L.SYSTEM_RNG_POSITION]) + 1 + (console.ram.shape[1] - 128) \
+        <= rng.shape[0]
 
 
 @register_jitable
-def finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                 yd, ys, ya, rewards, terminated, truncated, lives, env, outputs):
+def finish_reset(console, agent, cfg, screen, outputs, env, with_outputs):
     """The reset's observation (stack cleared, raw[0] = the screen, raw[1] = 0: nothing to
-    pool), counters and lives (`lives` always holds every console's current lives); outputs:
-    also the step outputs of a reset (reward 0, not terminated or truncated)."""
+    pool), counters and lives (`outputs.lives` always holds every console's current lives);
+    with_outputs: also the step outputs of a reset (reward 0, not terminated or truncated)."""
+    obs = screen.obs
     stack = np.int32(cfg[C_STACK])
     for slot in range(stack):
         for k in range(obs.shape[2]):
             obs[env, slot, k] = 0
     if cfg[C_OBS] != OBS_RAM:
-        clear_raw(raw, cfg, env, 1)
-    push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
-         np.int32(st[env, L.TIA_BUFFER]), SRC_NONE)
+        clear_raw(screen.raw, cfg, env, 1)
+    push(console.ram, console.fb, screen, cfg, env, np.int32(console.st[env, L.TIA_BUFFER]),
+         SRC_NONE)
     agent[env, A_ELAPSED] = 0
-    agent[env, A_LIVES] = E.lives_of(logic, params, env)
+    agent[env, A_LIVES] = E.lives_of(console, env)
     agent[env, A_NEEDS_RESET] = 0
     agent[env, A_REGAME] = 0
     agent[env, A_NOOPS_LEFT] = 0
     agent[env, A_EP_RETURN] = 0
     agent[env, A_EP_LENGTH] = 0
-    lives[env] = agent[env, A_LIVES]
-    if outputs:
-        rewards[env] = 0
-        terminated[env] = False
-        truncated[env] = False
+    outputs.lives[env] = agent[env, A_LIVES]
+    if with_outputs:
+        outputs.rewards[env] = 0
+        outputs.terminated[env] = False
+        outputs.truncated[env] = False
 
 
 @register_jitable
-def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-                  shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                  yd, ys, ya, rewards, terminated, truncated, lives, t_st, t_ram, t_logic, t_fb,
-                  table, env, outputs):
+def reset_console(console, tables, noop_mt, agent, cfg, screen, outputs, table, env,
+                  with_outputs):
     """AtariVectorEnv's reset of one console (module doc). Before each System reset it checks
     the system-RNG table; if that is too short it stops with A_RNG_SHORT = 1, in a state this
     function resumes from once the host has grown the table (A_REGAME: a noop frame's reset_game
-    is still due; A_NOOPS_LEFT: the noops after it)."""
+    is still due; A_NOOPS_LEFT: the noops after it). `table`: the reset_snapshot table."""
     while True:          # once, plus once per game over among the noops: one reset_game site
-        if not rng_room(ram, st, rng, env):
+        if not rng_room(console, tables.rng, env):
             agent[env, A_RNG_SHORT] = 1
             return
         agent[env, A_RNG_SHORT] = 0
-        hit, origin = RS.reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt,
-                                    threshold, rng, select, shown, starting, t_st, t_ram,
-                                    t_logic, t_fb, table, env)
+        hit, origin = RS.reset_game(console, tables, table, env)
         if hit:
             agent[env, A_TABLE_RESETS] += 1
         writing = np.int32(-1)
@@ -565,11 +560,10 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
             fire = cfg[C_FIRE] != 0
             noops = noop_draw(noop_mt, env, cfg[C_NOOP_MAX]) - (1 if fire else 0)
             acts = np.int32((1 if fire else 0) + max(noops, 0))
-            mask = RS.tail_key(st, mt, threshold, env, fire, acts, NOOP_ROW)
+            mask = RS.tail_key(console, env, fire, acts, NOOP_ROW)
             hit = np.int32(0)
             if mask >= 0:
-                hit = RS.tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb,
-                                         table, env, acts, mask, origin)
+                hit = RS.tail_from_table(console, table, env, acts, mask, origin)
             if hit != 0:
                 agent[env, A_TAIL_RESETS] += 1
                 if hit >= 2:
@@ -579,37 +573,34 @@ def reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
                 noops = 0
             else:
                 if mask >= 0:
-                    writing = RS.tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb,
-                                            table, env, acts, mask, origin)
+                    writing = RS.tail_begin(console, table, env, acts, mask, origin)
                 if fire:
-                    E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                          FIRE_ROW)
+                    E.act(console, env, FIRE_ROW)
             agent[env, A_NOOPS_LEFT] = noops
         agent[env, A_REGAME] = 0
         while agent[env, A_NOOPS_LEFT] > 0:
-            E.act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, NOOP_ROW)
+            E.act(console, env, NOOP_ROW)
             agent[env, A_NOOPS_LEFT] -= 1
-            if E.game_over(logic, st, params, env, True):
+            if E.game_over(console, env, True):
                 agent[env, A_REGAME] = 1          # reset_game again, then the remaining noops
                 break
         if writing >= 0:
-            RS.tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, writing,
-                        agent[env, A_REGAME] == 0)
+            RS.tail_end(console, table, env, writing, agent[env, A_REGAME] == 0)
         if agent[env, A_REGAME] == 0:
             break
-    finish_reset(ram, st, fb, logic, params, agent, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                 yd, ys, ya, rewards, terminated, truncated, lives, env, outputs)
+    finish_reset(console, agent, cfg, screen, outputs, env, with_outputs)
 
 
 @register_jitable
-def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-              palette, raw, env, row, skip, first_drawn, checked, replay_until, adopted):
+def play_step(console, agent, cfg, screen, env, row, skip, first_drawn, checked, replay_until,
+              adopted):
     """The step's frames. Frames before `first_drawn` latch collisions but draw no pixels;
     `checked`: stop as soon as that may show (module doc). Frames before `replay_until` take
     their sticky outcome from bit i of `adopted` instead of the RNG. Returns (reward, life lost,
     game over, frames since the reset, lives, adopted, frames whose sticky draw is recorded,
     exact, newest, older); exact False: the step must be played again with every frame drawn;
     newest, older: where the observation's two screens are (SRC_*, `observe`)."""
+    st = console.st
     max_frames = np.int32(cfg[C_MAX_FRAMES])
     episodic = cfg[C_EPISODIC] != 0
     maxpool = cfg[C_MAXPOOL] != 0
@@ -632,21 +623,20 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
         if i < replay_until:
             adopt = ((adopted >> i) & 1) != 0
         else:
-            adopt = E.sticky_adopts(mt, threshold, env)
+            adopt = E.sticky_adopts(console, env)
             if adopt:
                 adopted |= np.int64(1) << i
             recorded = i + 1
-        reward = np.int32(reward + E.act_adopting(rom, scheme, ram, st, fb, logic, params,
-                                                  inputs, env, row, adopt))
+        reward = np.int32(reward + E.act_adopting(console, env, row, adopt))
         elapsed = np.int32(elapsed + 1)
         if checked and st[env, L.TIA_FRAME_COMPLETE] == 0:
             exact = False
             break
-        now = E.lives_of(logic, params, env)
+        now = E.lives_of(console, env)
         if 0 < now < previous:
             life_lost = True
         previous = now
-        over = E.game_over(logic, st, params, env, True)
+        over = E.game_over(console, env, True)
         if over or elapsed >= max_frames or (episodic and life_lost):
             if checked and i < skip - 1:
                 exact = False
@@ -656,7 +646,7 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
                 # The last frame starts a new frame in the other buffer: this one stays as is.
                 older = np.int32(st[env, L.TIA_BUFFER])
             else:
-                grab(st, fb, palette, raw, cfg, env, 1)
+                grab(st, console.fb, screen.palette, screen.raw, cfg, env, 1)
                 older = SRC_RAW1
         elif i == skip - 1:
             newest = np.int32(st[env, L.TIA_BUFFER])
@@ -665,9 +655,12 @@ def play_step(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, ag
 
 
 @register_jitable
-def copy_console(st, ram, logic, to_st, to_ram, to_logic, env):
-    """Console `env`'s state row, RAM and game-logic row into the other three arrays (the step's
-    snapshot one way, its restore the other)."""
+def copy_console(source, target, env):
+    """Console `env`'s state row, RAM and game-logic row from `source` into `target` (a
+    structs.Console and the step's structs.Saved: the snapshot one way, its restore the
+    other)."""
+    st, ram, logic = source.st, source.ram, source.logic
+    to_st, to_ram, to_logic = target.st, target.ram, target.logic
     for k in range(st.shape[1]):
         to_st[env, k] = st[env, k]
     for k in range(ram.shape[1]):
@@ -677,9 +670,7 @@ def copy_console(st, ram, logic, to_st, to_ram, to_logic, env):
 
 
 @register_jitable
-def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env):
+def step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env):
     skip = frameskip(agent, cfg, env)
     agent[env, A_LAST_SKIP] = skip
     agent[env, A_STEPS] += 1
@@ -694,17 +685,16 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
         if not checked:
             first_drawn = 0
     if checked:
-        copy_console(st, ram, logic, saved_st, saved_ram, saved_logic, env)
+        copy_console(console, saved, env)
     replay_until = np.int32(0)
     adopted = np.int64(0)
     while True:          # at most twice; one call site keeps one copy of the console's frames
         (reward, life_lost, over, elapsed, previous, adopted, recorded, exact, newest,
-         older) = play_step(
-            rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg, palette,
-            raw, env, row, skip, first_drawn, checked, replay_until, adopted)
+         older) = play_step(console, agent, cfg, screen, env, row, skip, first_drawn, checked,
+                            replay_until, adopted)
         if exact:
             break
-        copy_console(saved_st, saved_ram, saved_logic, st, ram, logic, env)
+        copy_console(saved, console, env)
         agent[env, A_REPLAYS] += 1
         first_drawn = np.int32(0)
         checked = False
@@ -714,7 +704,7 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
     agent[env, A_ELAPSED] = elapsed
     agent[env, A_LIVES] = previous
     if observe_in_step(cfg):
-        push(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older)
+        push(console.ram, console.fb, screen, cfg, env, newest, older)
     else:
         agent[env, A_OBS_NEWEST] = newest
         agent[env, A_OBS_OLDER] = older
@@ -725,10 +715,10 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
         reward = np.int32(1 if reward > 0 else (-1 if reward < 0 else 0))
     term = over or ((cfg[C_LIFE_INFO] != 0 or episodic) and life_lost)
     budget = elapsed >= max_frames
-    rewards[env] = reward
-    terminated[env] = term
-    truncated[env] = budget and not term
-    lives[env] = previous
+    outputs.rewards[env] = reward
+    outputs.terminated[env] = term
+    outputs.truncated[env] = budget and not term
+    outputs.lives[env] = previous
     ended = over or budget or (episodic and life_lost)
     agent[env, A_NEEDS_RESET] = 1 if ended else 0
     agent[env, A_GAME_ENDED] = 1 if ended else 0
@@ -738,9 +728,7 @@ def step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
 
 
 @register_jitable
-def step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-             action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs, rewards,
-             terminated, truncated, lives, saved_st, saved_ram, saved_logic, env):
+def step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env):
     """One agent step for one console, or (next-step autoreset) nothing but marking the reset
     that agent_reset_* then runs (A_RESET_NOW)."""
     autoreset = cfg[C_AUTORESET]
@@ -749,30 +737,23 @@ def step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, age
         agent[env, A_GAME_ENDED] = 0
         agent[env, A_OBS_DUE] = 0
         return
-    step_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+    step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env)
     same = autoreset == AUTORESET_SAME and agent[env, A_GAME_ENDED] != 0
     agent[env, A_RESET_NOW] = 1 if same else 0
 
 
 @register_jitable
-def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-              shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd, ys, ya,
-              scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram, t_logic, t_fb,
-              table, env):
+def reset_one(op, console, tables, noop_mt, agent, cfg, screen, outputs, table, env):
     """OP_RESET: reset the console; OP_AUTORESET: reset it if the step marked it (a same-step
     reset keeps the step's outputs)."""
     if op == OP_AUTORESET:
         if agent[env, A_RESET_NOW] == 0:
             return
-        outputs = cfg[C_AUTORESET] != AUTORESET_SAME
+        with_outputs = cfg[C_AUTORESET] != AUTORESET_SAME
     else:
-        outputs = True
-    reset_console(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-                  shown, starting, agent, noop_mt, cfg, palette, raw, obs, scratch, xd, xs, xa,
-                  yd, ys, ya, rewards, terminated, truncated, lives, t_st, t_ram, t_logic,
-                  t_fb, table, env, outputs)
+        with_outputs = True
+    reset_console(console, tables, noop_mt, agent, cfg, screen, outputs, table, env,
+                  with_outputs)
     if agent[env, A_RNG_SHORT] == 0:
         agent[env, A_RESET_NOW] = 0
 
@@ -784,28 +765,23 @@ def reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold
 
 # nogil: AtariVectorEnv.send() runs the step on a worker thread while the caller computes.
 @njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
-def agent_step_cpu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                   action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                   rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
-                   mask, counter):
+def agent_step_cpu(console, agent, cfg, action_rows, actions, screen, outputs, saved, mask,
+                   counter):
     """One agent step on every console where `mask` is true that this thread claims from
-    `counter` (cpu_workers: every thread of the launch runs this)."""
-    consoles = np.int64(st.shape[0])
+    `counter` (cpu_workers: every thread of the launch runs this). `console`, `screen`,
+    `outputs`, `saved`: kernels/structs.py; `agent`, `cfg`: A_* and C_*; `actions`: each
+    console's action, an index into `action_rows` (ALE's rows of the action set)."""
+    consoles = np.uint64(console.st.shape[0])
     while True:
-        console = claim(counter)
-        if console >= consoles:
+        env = claim(counter)
+        if env >= consoles:
             break
-        env = np.uint64(console)     # uint64, as every kernel indexes: helpers compile once
         if mask[env]:
-            step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                     action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                     rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic,
-                     env)
+            step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env)
 
 
 @register_jitable
-def observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent, mask,
-                 lane):
+def observe_band(ram, fb, screen, cfg, agent, mask, lane):
     """Lane `lane` of agent_observe_*: console lane % consoles, band lane // consoles (so that
     a warp's lanes are neighbouring consoles on one band), if the step left it an
     observation."""
@@ -814,63 +790,52 @@ def observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, y
     env = np.int32(lane % consoles)
     band = np.int32(lane // consoles)
     if band < bands and mask[env] and agent[env, A_OBS_DUE] != 0:
-        push_rows(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env,
-                  np.int32(agent[env, A_OBS_NEWEST]), np.int32(agent[env, A_OBS_OLDER]), band,
-                  bands)
+        push_rows(ram, fb, screen, cfg, env, np.int32(agent[env, A_OBS_NEWEST]),
+                  np.int32(agent[env, A_OBS_OLDER]), band, bands)
 
 
 @njit(parallel=True, nogil=True, cache=CACHE_ENABLED, _nrt=False, error_model="numpy")
-def agent_observe_cpu(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
-                      mask):
+def agent_observe_cpu(ram, fb, screen, cfg, agent, mask):
     """The observations the last agent_step_cpu left (C_OBS_BANDS > 0), a band of rows per
     iteration: the GPU's structure on the CPU, which by default observes inside the step."""
     for index in prange(agent.shape[0] * np.int64(max(cfg[C_OBS_BANDS], 1))):
         lane = np.uint64(index)      # uint64 as in the parallel body: helpers compile once
-        observe_band(ram, fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, agent,
-                     mask, lane)
+        observe_band(ram, fb, screen, cfg, agent, mask, lane)
 
 
 @njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
-def agent_reset_cpu(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                    select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                    ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
-                    t_logic, t_fb, table, mask, counter):
-    """OP_RESET or OP_AUTORESET on every console where `mask` is true (t_*, table: the
-    reset_snapshot table); OP_FILL_TAILS: the table's direct tails due (mask unread; here, not
-    a kernel of its own, so that the CPU compiles the console once for both). The consoles or
-    tails this thread claims from `counter` (cpu_workers: every thread of the launch runs
-    this)."""
+def agent_reset_cpu(op, console, tables, noop_mt, agent, cfg, screen, outputs, table, mask,
+                    counter):
+    """OP_RESET or OP_AUTORESET on every console where `mask` is true; OP_FILL_TAILS: the
+    reset table's direct tails due (mask unread; here, not a kernel of its own, so that the CPU
+    compiles the console once for both). The consoles or tails this thread claims from
+    `counter` (cpu_workers: every thread of the launch runs this). `tables`: reset_game's
+    (structs.ResetTables); `noop_mt`: each console's noop-start generator; `table`: the
+    reset_snapshot table (structs.ResetTable)."""
     fill = op == OP_FILL_TAILS
     fire = cfg[C_FIRE] != 0
-    per_origin = table[RS.TABLE_DIRECT_FIRES] + 1
-    items = np.int64(table[RS.TABLE_DIRECT_ORIGINS] * per_origin if fill else st.shape[0])
+    meta = table.meta
+    per_origin = meta[RS.TABLE_DIRECT_FIRES] + 1
+    items = np.uint64(meta[RS.TABLE_DIRECT_ORIGINS] * per_origin if fill else console.st.shape[0])
     while True:
-        item = claim(counter)
-        if item >= items:
+        index = claim(counter)
+        if index >= items:
             break
-        index = np.uint64(item)      # uint64, as every kernel indexes: helpers compile once
         if fill:
-            RS.fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table,
-                                index, fire, NOOP_ROW, FIRE_ROW)
+            RS.fill_direct_tail(console, table, index, fire, NOOP_ROW, FIRE_ROW)
         elif mask[index]:
-            reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                      select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa,
-                      yd, ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st,
-                      t_ram, t_logic, t_fb, table, index)
+            reset_one(op, console, tables, noop_mt, agent, cfg, screen, outputs, table, index)
 
 
-@cuda.jit(cache=CACHE_ENABLED)
-def agent_step_cuda(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                    action_rows, actions, palette, raw_tiles, xd, xs, xa, yd, ys, ya,
-                    scratch_tiles, obs, rewards, terminated, truncated, lives, saved_st,
-                    saved_ram, saved_logic, mask):
+def _agent_step_cuda(console, agent, cfg, action_rows, actions, screen, outputs, saved, mask):
+    """agent_step_cpu for the GPU: one console a thread."""
     env = cuda.grid(1)
-    if env < ram.shape[0] and mask[env]:
-        st = console_row(tiles, env)
-        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
-        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+    if env < console.ram.shape[0] and mask[env]:
+        step_one(console_at(console, env), agent, cfg, action_rows, actions,
+                 screen_at(screen, env), outputs, saved, env)
+
+
+agent_step_cuda = cuda.jit(cache=CACHE_ENABLED)(E.renamed(_agent_step_cuda, "agent_step_cuda"))
 
 
 # The observations of the step just launched, C_OBS_BANDS threads a console (observe_band),
@@ -878,12 +843,10 @@ def agent_step_cuda(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, thre
 # a scheduler (16,384 consoles), ~0.3 of its instructions each ~6 cycles apart; here the bands
 # give 12x the warps, of which its 144 registers let 3 a scheduler be resident at once.
 @cuda.jit(cache=CACHE_ENABLED)
-def agent_observe_cuda(ram, fb, palette, raw_tiles, obs, scratch_tiles, cfg, xd, xs, xa, yd,
-                       ys, ya, agent, mask):
+def agent_observe_cuda(ram, fb, screen, cfg, agent, mask):
     lane = cuda.grid(1)
     env = lane % agent.shape[0]                 # as observe_band numbers its lanes
-    observe_band(ram, fb, palette, console_row(raw_tiles, env), obs,
-                 console_row(scratch_tiles, env), cfg, xd, xs, xa, yd, ys, ya, agent, mask, lane)
+    observe_band(ram, fb, screen_at(screen, env), cfg, agent, mask, lane)
 
 
 # The same step compiled with at most STEP_REGISTER_CAP registers a thread (numba-cuda passes
@@ -891,26 +854,15 @@ def agent_observe_cuda(ram, fb, palette, raw_tiles, obs, scratch_tiles, cfg, xd,
 # scheduler, so 65,536 consoles (512 blocks of 128) take two waves; at 128 registers it holds 4
 # and they take one. The price is spill code in the console's loop (tools/gpu_model.py static
 # --kernels step128). Launched instead of agent_step_cuda when CULE_PY_GPU_STEP_REGISTERS=128
-# (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27). A function of
-# its own, not agent_step_cuda's under a second decorator: numba's cache keys a kernel by its
-# Python function and signature, not its options, so the two would overwrite each other.
+# (cule_py.batch.gpu_step_registers), until a GPU says which to keep (issue 27). The same body
+# under its own name (E.renamed), not agent_step_cuda's under a second decorator: numba's cache
+# keys a kernel by its Python function and signature, not its options, so the two would
+# overwrite each other.
 STEP_REGISTER_CAP = 128
 # (numba's CUDA simulator, which runs the kernels in Python, takes no register cap)
 _STEP_CAP = {} if simulator_enabled() else {"max_registers": STEP_REGISTER_CAP}
-
-
-@cuda.jit(cache=CACHE_ENABLED, **_STEP_CAP)
-def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold,
-                           agent, cfg, action_rows, actions, palette, raw_tiles, xd, xs, xa, yd,
-                           ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
-                           saved_st, saved_ram, saved_logic, mask):
-    env = cuda.grid(1)
-    if env < ram.shape[0] and mask[env]:
-        st = console_row(tiles, env)
-        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
-        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+agent_step_cuda_capped = cuda.jit(cache=CACHE_ENABLED, **_STEP_CAP)(
+    E.renamed(_agent_step_cuda, "agent_step_cuda_capped"))
 
 
 # The same again at LEAN_STEP_REGISTER_CAP: 8 warps a scheduler, so that 131,072 consoles run in
@@ -920,20 +872,8 @@ def agent_step_cuda_capped(rom, scheme, ram, tiles, fb, logic, params, inputs, m
 # step"); CULE_PY_GPU_STEP_REGISTERS=64.
 LEAN_STEP_REGISTER_CAP = 64
 _LEAN_CAP = {} if simulator_enabled() else {"max_registers": LEAN_STEP_REGISTER_CAP}
-
-
-@cuda.jit(cache=CACHE_ENABLED, **_LEAN_CAP)
-def agent_step_cuda_lean(rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold,
-                         agent, cfg, action_rows, actions, palette, raw_tiles, xd, xs, xa, yd,
-                         ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
-                         saved_st, saved_ram, saved_logic, mask):
-    env = cuda.grid(1)
-    if env < ram.shape[0] and mask[env]:
-        st = console_row(tiles, env)
-        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
-        step_one(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, agent, cfg,
-                 action_rows, actions, palette, raw, xd, xs, xa, yd, ys, ya, scratch, obs,
-                 rewards, terminated, truncated, lives, saved_st, saved_ram, saved_logic, env)
+agent_step_cuda_lean = cuda.jit(cache=CACHE_ENABLED, **_LEAN_CAP)(
+    E.renamed(_agent_step_cuda, "agent_step_cuda_lean"))
 
 
 # The step kernel for each register budget (cule_py.batch.STEP_REGISTERS).
@@ -956,26 +896,21 @@ def resetting_lanes_cuda(op, agent, mask, lanes, count):
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def agent_reset_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng,
-                     select, shown, starting, agent, noop_mt, cfg, palette, raw_tiles, xd, xs,
-                     xa, yd, ys, ya, scratch_tiles, obs, rewards, terminated, truncated, lives,
-                     t_st, t_ram, t_logic, t_fb, table, lanes, count):
+def agent_reset_cuda(op, console, tables, noop_mt, agent, cfg, screen, outputs, table, lanes,
+                     count):
+    """agent_reset_cpu's OP_RESET / OP_AUTORESET for the GPU: one console a lane, the consoles
+    packed by resetting_lanes_cuda."""
     lane = cuda.grid(1)
     if lane < count[0]:
         env = lanes[lane]
-        st = console_row(tiles, env)
-        raw, scratch = console_row(raw_tiles, env), console_row(scratch_tiles, env)
-        reset_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                  select, shown, starting, agent, noop_mt, cfg, palette, raw, xd, xs, xa, yd,
-                  ys, ya, scratch, obs, rewards, terminated, truncated, lives, t_st, t_ram,
-                  t_logic, t_fb, table, env)
+        reset_one(op, console_at(console, env), tables, noop_mt, agent, cfg,
+                  screen_at(screen, env), outputs, table, env)
 
 
 # The direct tails' fill on the GPU: a kernel of its own, launched with one lane per (start
 # entry, FIRE run) before each reset launch. In agent_reset_cuda its frames raised the kernel's
 # spill stores from 2,090 to 2,714 B (sm_90a), on every reset's path.
 @cuda.jit(cache=CACHE_ENABLED)
-def fill_tails_cuda(rom, scheme, params, inputs, cfg, t_st, t_ram, t_logic, t_fb, table):
+def fill_tails_cuda(console, cfg, table):
     lane = cuda.grid(1)
-    RS.fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table, lane,
-                        cfg[C_FIRE] != 0, NOOP_ROW, FIRE_ROW)
+    RS.fill_direct_tail(console, table, lane, cfg[C_FIRE] != 0, NOOP_ROW, FIRE_ROW)

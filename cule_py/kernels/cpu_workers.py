@@ -2,8 +2,8 @@
 each takes the next console from a shared counter as soon as it is free, until none is left.
 
     while True:
-        console = claim(counter)
-        if console >= consoles:
+        env = claim(counter)
+        if env >= consoles:
             break
         ...
 
@@ -45,5 +45,6 @@ def _fetch_add_one(typingctx, counter):
 
 @register_jitable
 def claim(counter):
-    """The next unclaimed index of this launch (counter[0] before the add)."""
-    return _fetch_add_one(counter)
+    """The next unclaimed index of this launch (counter[0] before the add), as the kernels
+    index consoles: uint64, so that the helpers they call compile once."""
+    return np.uint64(_fetch_add_one(counter))

@@ -30,7 +30,7 @@ from . import layout as L
 from .console import run_frame, system_reset
 from .cpu_workers import claim
 from .mt19937 import mt_next
-from .state_tiles import console_row
+from .structs import console_at
 from .tia_sound import sound_frame
 from .outlining import out_of_line
 
@@ -153,10 +153,11 @@ def _console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, f
     return reward
 
 
-def _named(function, name):
+def renamed(function, name):
     """`function` under another name: one body registered twice with different jit options
-    (numba keys its overloads on the function object). The GPU's copy is then the very function
-    it compiled before the CPU's console moved into a shared cfunc: same IR, same registers."""
+    (numba keys its overloads and its cache on the function, not the options). Here the
+    console's frames: the GPU's copy is then the very function it compiled before the CPU's
+    console moved into a shared cfunc (same IR, same registers); agent_step: its capped steps."""
     code = function.__code__.replace(co_name=name, co_qualname=name)
     copy = FunctionType(code, function.__globals__, name, function.__defaults__,
                         function.__closure__)
@@ -165,97 +166,102 @@ def _named(function, name):
     return copy
 
 
-console_frames = register_jitable(forceinline=True)(_named(_console_frames, "console_frames"))
+console_frames = register_jitable(forceinline=True)(renamed(_console_frames, "console_frames"))
 run_console_frames = register_jitable(forceinline=False)(
-    _named(_console_frames, "run_console_frames"))
+    renamed(_console_frames, "run_console_frames"))
 
 
 @register_jitable
-def emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames):
+def console_frames_of(console, env, row, frames, plain):
+    """run_console_frames on `console` (the one call site: its arguments are the console's)."""
+    return run_console_frames(console.rom, console.scheme, console.ram, console.st, console.fb,
+                              console.logic, console.params, console.inputs, env, np.int32(row),
+                              np.int32(frames), np.int32(plain))
+
+
+@register_jitable
+def emulate(console, env, row, frames):
     """emulate(action, NOOP, frames): returns the reward of the last frame."""
-    return run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env,
-                              np.int32(row), np.int32(frames), np.int32(0))
+    return console_frames_of(console, env, row, frames, 0)
 
 
 @register_jitable
-def frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
+def frames_without_step(console, env, frames):
     """Frames with the inputs as they are and no RomSettings::step (PAL detection, Select)."""
-    run_console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(0),
-                       np.int32(frames), np.int32(1))
+    console_frames_of(console, env, 0, frames, 1)
 
 
 @register_jitable
-def game_over(logic, st, params, env, with_truncation):
-    if params[P_GAME_ID] >= 0 and logic_.is_terminal(env, logic):
+def game_over(console, env, with_truncation):
+    params, st = console.params, console.st
+    if params[P_GAME_ID] >= 0 and logic_.is_terminal(env, console.logic):
         return True
     return with_truncation and params[P_MAX_FRAMES] > 0 and \
         st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
 
 
 @register_jitable
-def sticky_adopts(mt, threshold, env):
+def sticky_adopts(console, env):
     """ALE's two sticky-action draws of one act() (players A and B): an RNG output x with
     x / 2**32 >= p, i.e. x >= ceil(p * 2**32), adopts the new action. True: player A adopts."""
-    adopt = mt_next(mt, env) >= threshold
-    mt_next(mt, env)           # player B: ALE draws, and B only ever plays NOOP here
+    adopt = mt_next(console.mt, env) >= console.threshold
+    mt_next(console.mt, env)   # player B: ALE draws, and B only ever plays NOOP here
     return adopt
 
 
 @register_jitable
-def lives_of(logic, params, env):
+def lives_of(console, env):
     """RomSettings::lives() (0 for an unknown ROM, which has no logic)."""
-    gid = params[P_GAME_ID]
+    gid = console.params[P_GAME_ID]
     if gid < 0:
         return np.int32(0)
-    return np.int32(logic_.lives(gid, env, logic))
+    return np.int32(logic_.lives(gid, env, console.logic))
 
 
 @register_jitable
-def act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
+def act(console, env, row):
     """One frame of ALE's act(): the sticky-action draws, then nothing if the game is over,
     else one emulated frame and the counters; the frame's sound where it is asked for (even
     after the game's end, as ALE's). Returns the frame's reward."""
-    reward = act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row,
-                          sticky_adopts(mt, threshold, env))
-    if params[P_SOUND] != 0:
-        sound_frame(st, env)
+    reward = act_adopting(console, env, row, sticky_adopts(console, env))
+    if console.params[P_SOUND] != 0:
+        sound_frame(console.st, env)
     return reward
 
 
 @register_jitable
-def act_adopting(rom, scheme, ram, st, fb, logic, params, inputs, env, row, adopt):
+def act_adopting(console, env, row, adopt):
     """act() with the sticky draw's outcome given (a replayed frame reuses its first draw)."""
+    st = console.st
     if adopt:
         # ALE adopts the action and its paddle strength together.
         st[env, L.ENV_STICKY_ACTION] = row
         st[env, L.ENV_PADDLE_DELTA] = st[env, L.ENV_PADDLE_REQUEST]
-    if game_over(logic, st, params, env, True):
+    if game_over(console, env, True):
         return np.int32(0)
-    reward = emulate(rom, scheme, ram, st, fb, logic, params, inputs, env,
-                     np.int32(st[env, L.ENV_STICKY_ACTION]), np.int32(1))
+    reward = emulate(console, env, np.int32(st[env, L.ENV_STICKY_ACTION]), 1)
     st[env, L.ENV_FRAME_NUMBER] += 1
     st[env, L.ENV_EPISODE_FRAME] += 1
     return reward
 
 
 @register_jitable
-def press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames):
+def press_select(console, env, frames):
     """pressSelect(frames): Select held `frames` frames (no step, paddles not turned), then one
     NOOP frame through emulate; the frame counters count the press once."""
-    apply_inputs(st, env, inputs, SWITCHES_SELECT, ROW_NOOP, params)
-    frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
-            np.int32(1))
+    st = console.st
+    apply_inputs(st, env, console.inputs, SWITCHES_SELECT, ROW_NOOP, console.params)
+    frames_without_step(console, env, frames)
+    emulate(console, env, ROW_NOOP, 1)
     st[env, L.ENV_FRAME_NUMBER] += 1
     st[env, L.ENV_EPISODE_FRAME] += 1
 
 
 @register_jitable
-def soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env):
+def soft_reset(console, env):
     """softReset: the console's Reset switch held 4 frames; the sticky action becomes NOOP."""
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_RESET),
-            np.int32(SOFT_RESET_FRAMES))
-    st[env, L.ENV_STICKY_ACTION] = ROW_NOOP
+    emulate(console, env, ROW_RESET, SOFT_RESET_FRAMES)
+    console.st[env, L.ENV_STICKY_ACTION] = ROW_NOOP
 
 
 @register_jitable
@@ -267,17 +273,18 @@ def _shows_mode(ram, env, select, shown):
 
 
 @register_jitable
-def _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row):
+def _act_pair(console, env, row):
     """`act(row)` then `act(NOOP)`: one move in double_dunk's option menu."""
-    act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, row)
-    act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+    act(console, env, row)
+    act(console, env, ROW_NOOP)
 
 
 @register_jitable
-def _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select):
+def _set_menu(console, env, select):
     """double_dunk's option menu: per item, DOWN/NOOP pairs until the cursor byte changes (as
     often as the item says), then RIGHT/NOOP (set) or LEFT/NOOP (clear) pairs until the option
     bit is as wanted. Returns False when a loop never ends."""
+    ram = console.ram
     cursor, options = select[S_MENU_CURSOR], select[S_MENU_OPTIONS]
     for k in range(select[S_MENU_ITEMS]):
         base = S_MENU + MENU_COLUMNS * k
@@ -287,40 +294,37 @@ def _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, en
             while ram[env, cursor] == before:
                 if moves == select[S_MAX_PRESSES]:
                     return False
-                _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                          ROW_DOWN)
+                _act_pair(console, env, ROW_DOWN)
                 moves += 1
         bit, on = select[base + 1], select[base + 2] != 0
         moves = 0
         while ((np.int32(ram[env, options]) & bit) != 0) != on:
             if moves == select[S_MAX_PRESSES]:
                 return False
-            _act_pair(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                      ROW_RIGHT if on else ROW_LEFT)
+            _act_pair(console, env, ROW_RIGHT if on else ROW_LEFT)
             moves += 1
     return True
 
 
 @register_jitable
-def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, select,
-                shown):
+def select_mode(console, env, select, shown):
     """The game's setMode (cule_py/modes.py): its preamble, double_dunk's option menu, Select
     presses until the RAM shows the mode, a soft reset, act frames after it, video_cube's cube
     choice. Sets ENV_SELECT_FAILED when the RAM never shows the mode. Returns whether it drew
-    from the environment RNG `mt` (an act's sticky draw, Adventure's press length): if not, the
+    from the environment RNG (an act's sticky draw, Adventure's press length): if not, the
     selection was a function of the console alone (reset_snapshot keeps it in its table)."""
     if select[S_ACTIVE] == 0:
         return False
+    ram, st = console.ram, console.st
     drew = select[S_NOOPS_FIRST] > 0
     for _ in range(select[S_NOOPS_FIRST]):
-        act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+        act(console, env, ROW_NOOP)
     if select[S_RESET_FIRST] != 0:
-        soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+        soft_reset(console, env)
     if select[S_PRESS_FIRST] > 0:
-        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, select[S_PRESS_FIRST])
+        press_select(console, env, select[S_PRESS_FIRST])
     drew = drew or select[S_MENU_ITEMS] > 0
-    if not _set_menu(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                     select):
+    if not _set_menu(console, env, select):
         st[env, L.ENV_SELECT_FAILED] = 1
         return True
     presses = 0
@@ -331,18 +335,17 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
         frames = select[S_FRAMES]
         if frames < 0:
             # Adventure: each press lasts 2 + (a draw from the environment RNG) % 256 frames.
-            frames = np.int32(2 + mt_next(mt, env) % 256)
+            frames = np.int32(2 + mt_next(console.mt, env) % 256)
             drew = True
-        press_select(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
+        press_select(console, env, frames)
         if select[S_NOOP_AFTER_PRESS] != 0:
-            act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_NOOP)
+            act(console, env, ROW_NOOP)
             drew = True
         presses += 1
-    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    soft_reset(console, env)
     drew = drew or select[S_ACTS_AFTER] > 0
     for i in range(select[S_ACTS_AFTER]):
-        act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-            select[S_ACT_AFTER + i])
+        act(console, env, select[S_ACT_AFTER + i])
     cube_ram = select[S_CUBE_RAM]
     if cube_ram >= 0:
         presses = 0
@@ -353,33 +356,31 @@ def select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, 
             if presses == select[S_MAX_PRESSES]:
                 st[env, L.ENV_SELECT_FAILED] = 1
                 return True
-            act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env, ROW_RIGHT)
+            act(console, env, ROW_RIGHT)
             drew = True
             presses += 1
     return drew
 
 
 @register_jitable
-def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-               shown, starting, env):
+def reset_game(console, tables, env):
     """StellaEnvironment::reset: the episode counter cleared, the paddles centred,
     System reset, 60 NOOP frames, soft reset, RomSettings reset, the game's mode selection,
     setMode's logic changes, soft reset, the starting actions (through emulate, so not
-    noop-filtered and not sticky)."""
-    reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
-    emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(ROW_NOOP),
-            np.int32(RESET_NOOP_FRAMES))
-    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
-    reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
-                      shown, starting, env)
+    noop-filtered and not sticky). `tables`: structs.ResetTables."""
+    reset_game_start(console, tables.rng, env)
+    emulate(console, env, ROW_NOOP, RESET_NOOP_FRAMES)
+    soft_reset(console, env)
+    reset_game_finish(console, tables, env)
 
 
 # reset_game in three parts: its start, its 64 input-free frames (60 NOOP frames and the soft
 # reset's 4), its finish. kernels/reset_snapshot.py runs the frames from a table instead when it
 # can.
 @register_jitable
-def reset_game_start(rom, scheme, ram, st, fb, params, rng, env):
+def reset_game_start(console, rng, env):
     """The episode counter cleared, the paddles centred, System reset."""
+    st, params = console.st, console.params
     st[env, L.ENV_EPISODE_FRAME] = 0
     if params[P_PADDLES] != 0:
         centre = (params[P_PADDLE_MIN] + params[P_PADDLE_MAX]) // 2
@@ -389,94 +390,87 @@ def reset_game_start(rom, scheme, ram, st, fb, params, rng, env):
     # paddle at full strength (ALE's default paddle_strength 1.0).
     st[env, L.ENV_PADDLE_DELTA] = PADDLE_DELTA
     st[env, L.ENV_PADDLE_REQUEST] = PADDLE_DELTA
-    system_reset(rom, scheme, ram, st, fb, rng, env)
+    system_reset(console.rom, console.scheme, console.ram, st, console.fb, rng, env)
 
 
 @register_jitable
-def reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, select,
-                      shown, starting, env):
+def reset_game_finish(console, tables, env):
     """RomSettings reset, the mode selection, setMode's logic changes, soft reset, the starting
     actions. Returns whether the mode selection drew from the environment RNG (select_mode)."""
+    params, ram, logic = console.params, console.ram, console.logic
     if params[P_GAME_ID] >= 0:
         logic_.logic_reset(params[P_GAME_ID], ram, env, logic)
-    drew = select_mode(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                       select, shown)
+    drew = select_mode(console, env, tables.select, tables.shown)
     if params[P_GAME_ID] >= 0:
         logic_.logic_set_mode(params[P_GAME_ID], params[P_MODE], ram, env, logic)
-    soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+    soft_reset(console, env)
+    starting = tables.starting
     for i in range(starting.shape[0]):
-        emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(starting[i]),
-                np.int32(1))
+        emulate(console, env, starting[i], 1)
     return drew
 
 
 @register_jitable
-def drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-              shown, starting, rows, frames, rewards, env):
+def drive_one(op, console, tables, rows, frames, rewards, env):
     if op == OP_RESET_GAME:
-        reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-                   shown, starting, env)
+        reset_game(console, tables, env)
     elif op == OP_SYSTEM_RESET:
-        system_reset(rom, scheme, ram, st, fb, rng, env)
+        system_reset(console.rom, console.scheme, console.ram, console.st, console.fb,
+                     tables.rng, env)
     elif op == OP_FRAMES:
-        frames_without_step(rom, scheme, ram, st, fb, logic, params, inputs, env, frames)
+        frames_without_step(console, env, frames)
     elif op == OP_ACT:
         total = np.int32(0)
         for _ in range(frames):
-            total += act(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, env,
-                         rows[env])
+            total += act(console, env, rows[env])
         rewards[env] = total
 
 
 @njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, forceinline=True, error_model="numpy")
-def drive(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select, shown,
-          starting, rows, frames, rewards, mask, counter):
+def drive(op, console, tables, rows, frames, rewards, mask, counter):
     """Run operation `op` (see OP_*) on every console where `mask` is true that this thread
-    claims from `counter` (cpu_workers: every thread of the launch runs this)."""
-    consoles = np.int64(st.shape[0])
+    claims from `counter` (cpu_workers: every thread of the launch runs this). `console`:
+    structs.Console; `tables`: structs.ResetTables; `rows`: each console's action row (OP_ACT);
+    `rewards`: its summed reward."""
+    consoles = np.uint64(console.st.shape[0])
     while True:
-        console = claim(counter)
-        if console >= consoles:
+        env = claim(counter)
+        if env >= consoles:
             break
-        env = np.uint64(console)     # uint64, as every kernel indexes: helpers compile once
         if mask[env]:
-            drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng,
-                      select, shown, starting, rows, frames, rewards, env)
+            drive_one(op, console, tables, rows, frames, rewards, env)
 
 
 @register_jitable
-def flags_one(logic, st, params, lives, terminal, truncated, env):
-    lives[env] = lives_of(logic, params, env)
-    terminal[env] = game_over(logic, st, params, env, False)
+def flags_one(console, lives, terminal, truncated, env):
+    params = console.params
+    lives[env] = lives_of(console, env)
+    terminal[env] = game_over(console, env, False)
     truncated[env] = params[P_MAX_FRAMES] > 0 and \
-        st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
+        console.st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
 
 
 @njit(cache=CACHE_ENABLED)
-def lives_and_flags(logic, st, params, lives, terminal, truncated):
+def lives_and_flags(console, lives, terminal, truncated):
     """RomSettings::lives(), isTerminal() and the truncation flag of every console."""
-    for env in range(st.shape[0]):
-        flags_one(logic, st, params, lives, terminal, truncated, env)
+    for env in range(console.st.shape[0]):
+        flags_one(console, lives, terminal, truncated, env)
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def lives_and_flags_cuda(logic, tiles, params, lives, terminal, truncated):
+def lives_and_flags_cuda(console, lives, terminal, truncated):
     env = cuda.grid(1)
-    if env < logic.shape[0]:
-        st = console_row(tiles, env)
-        flags_one(logic, st, params, lives, terminal, truncated, env)
+    if env < console.logic.shape[0]:
+        flags_one(console_at(console, env), lives, terminal, truncated, env)
 
 
 @cuda.jit(cache=CACHE_ENABLED)
-def drive_cuda(op, rom, scheme, ram, tiles, fb, logic, params, inputs, mt, threshold, rng, select,
-               shown, starting, rows, frames, rewards, mask):
+def drive_cuda(op, console, tables, rows, frames, rewards, mask):
     """`drive` for the GPU: one console per thread (the state rows in tiles of 32 consoles,
     the other per-console arrays field-major views)."""
     env = cuda.grid(1)
-    if env < ram.shape[0] and mask[env]:
-        st = console_row(tiles, env)
-        drive_one(op, rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-                  shown, starting, rows, frames, rewards, env)
+    if env < console.ram.shape[0] and mask[env]:
+        drive_one(op, console_at(console, env), tables, rows, frames, rewards, env)
 
 
 # The CPU's run_console_frames: a call of the process's one compiled console.

@@ -79,6 +79,7 @@ from numba.extending import overload, register_jitable
 from . import environment as E
 from . import layout as L
 from .mt19937 import mt_next, mt_peek
+from .structs import Console, ResetTable
 
 SNAPSHOT_FRAME = 2           # frames played before the table is looked at
 SNAPSHOT_ENTRIES = 128        # the RIOT timer's 75 start values, and room for a few phases
@@ -115,8 +116,11 @@ def _tail_compared(field):
 
 
 @register_jitable
-def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=False):
+def _matches(console, table, entry, env, tail=False):
+    """Whether console `env` equals entry `entry`'s key state (`tail`: the tail's key)."""
+    ram, st, fb, logic = console.ram, console.st, console.fb, console.logic
     key = 2 * entry + KEY
+    t_st, t_ram, t_logic, t_fb = table.st, table.ram, table.logic, table.fb
     for f in range(st.shape[1]):
         if (_tail_compared(f) if tail else _compared(f)) and st[env, f] != t_st[key, f]:
             return False
@@ -148,9 +152,12 @@ def _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env, tail=Fa
 
 
 @register_jitable
-def _copy_console(ram, st, fb, logic, src, to_ram, to_st, to_fb, to_logic, dst, counters):
-    """Console row `src` into row `dst`; `counters` False leaves dst's SYSTEM_RNG_POSITION and
+def _copy_console(source, src, target, dst, counters):
+    """Row `src` of `source` into row `dst` of `target` (each a structs.Console or a
+    ResetTable: their rows are consoles); `counters` False leaves dst's SYSTEM_RNG_POSITION and
     ENV_FRAME_NUMBER as they are (a console taking an entry's later state keeps its own)."""
+    st, ram, logic, fb = source.st, source.ram, source.logic, source.fb
+    to_st, to_ram, to_logic, to_fb = target.st, target.ram, target.logic, target.fb
     for f in range(st.shape[1]):
         if counters or (f != L.SYSTEM_RNG_POSITION and f != L.ENV_FRAME_NUMBER):
             to_st[dst, f] = st[src, f]
@@ -165,120 +172,118 @@ def _copy_console(ram, st, fb, logic, src, to_ram, to_st, to_fb, to_logic, dst, 
 
 
 @register_jitable
-def _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
-    _copy_console(t_ram, t_st, t_fb, t_logic, 2 * entry + LATER, ram, st, fb, logic, env, False)
+def _load_later(console, table, entry, env):
+    _copy_console(table, 2 * entry + LATER, console, env, False)
 
 
 @register_jitable
-def _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, part, env):
-    _copy_console(ram, st, fb, logic, env, t_ram, t_st, t_fb, t_logic, 2 * entry + part, True)
+def _store(console, table, entry, part, env):
+    _copy_console(console, env, table, 2 * entry + part, True)
 
 
 @register_jitable
-def _start_flag(table, entry):
+def _start_flag(meta, entry):
     """The start entry's flag: 1 when its later state includes reset_game's finish."""
-    return TABLE_FIELDS + TAIL_META * _tail_capacity(table) + entry
+    return TABLE_FIELDS + TAIL_META * _tail_capacity(meta) + entry
 
 
 @register_jitable
-def _tail_capacity(table):
+def _tail_capacity(meta):
     """Entries the tail region holds (from TABLE_TAIL_BASE up to the direct rows)."""
-    return table[TABLE_DIRECT_BASE] // 2 - table[TABLE_TAIL_BASE]
+    return meta[TABLE_DIRECT_BASE] // 2 - meta[TABLE_TAIL_BASE]
 
 
 @register_jitable
-def _frames_between(t_st, entry):
+def _frames_between(table, entry):
     """How far the entry's frames advance the frame counter (which no key compares)."""
+    t_st = table.st
     return t_st[2 * entry + LATER, L.ENV_FRAME_NUMBER] - t_st[2 * entry + KEY, L.ENV_FRAME_NUMBER]
 
 
 @register_jitable
-def claim_start_writer(table, env):
+def claim_start_writer(meta, env):
     """Whether this console, which missed the start region, writes the launch's new start
     entry (CPU: the writer the host named; with none named, -1, the first console that misses,
     which is race-free only in a launch on one thread: benchmarks/reset_launches.py measures
     the GPU's rule that way)."""
-    if table[TABLE_WRITER] == -1:
-        table[TABLE_WRITER] = env
-    return table[TABLE_WRITER] == env
+    if meta[TABLE_WRITER] == -1:
+        meta[TABLE_WRITER] = env
+    return meta[TABLE_WRITER] == env
 
 
 @overload(claim_start_writer, target="cuda")
-def _claim_start_writer_cuda(table, env):
-    def claim(table, env):
+def _claim_start_writer_cuda(meta, env):
+    def claim(meta, env):
         # The first lane that misses writes (open_launch leaves the writer at -1 on the GPU).
         # A named writer stored the missing state only when the one console it named missed:
         # measured on the CPU (Seaquest, 4,096 consoles, 500 steps after 300), 4 of 3,467
         # resets still missed, and each launch with a miss waits for a lone lane's 70+ frames.
         # Only one a launch: lanes missing together would mostly store the same state.
-        return cuda.atomic.cas(table, TABLE_WRITER, -1, env) == -1
+        return cuda.atomic.cas(meta, TABLE_WRITER, -1, env) == -1
     return claim
 
 
 @register_jitable
-def reset_game(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold, rng, select,
-               shown, starting, t_st, t_ram, t_logic, t_fb, table, env):
+def reset_game(console, tables, table, env):
     """environment.reset_game with its input-free frames, and its finish where that drew nothing
     from the environment RNG, from the table where an entry matches. Returns (whether the
     frames came from the table, the origin: the entry whose later state the console now holds,
     finish included, or -1), the origin for tail_from_table."""
-    E.reset_game_start(rom, scheme, ram, st, fb, params, rng, env)
-    E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
-              np.int32(SNAPSHOT_FRAME))
+    st, meta = console.st, table.meta
+    E.reset_game_start(console, tables.rng, env)
+    E.emulate(console, env, E.ROW_NOOP, SNAPSHOT_FRAME)
     hit = np.int32(-1)
-    for entry in range(table[TABLE_USABLE]):
-        if _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env):
+    for entry in range(meta[TABLE_USABLE]):
+        if _matches(console, table, entry, env):
             hit = np.int32(entry)
             break
-    writing = hit < 0 and table[TABLE_FILLED] < table[TABLE_TAIL_BASE] and \
-        claim_start_writer(table, env)
-    entry = table[TABLE_FILLED] if hit < 0 else hit
+    writing = hit < 0 and meta[TABLE_FILLED] < meta[TABLE_TAIL_BASE] and \
+        claim_start_writer(meta, env)
+    entry = meta[TABLE_FILLED] if hit < 0 else hit
     if hit >= 0:
-        frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(t_st, entry)
-        _load_later(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env)
+        frame_number = st[env, L.ENV_FRAME_NUMBER] + _frames_between(table, entry)
+        _load_later(console, table, entry, env)
         st[env, L.ENV_FRAME_NUMBER] = frame_number
-        if table[_start_flag(table, entry)] != 0:
+        if meta[_start_flag(meta, entry)] != 0:
             return True, hit
     else:
         if writing:
-            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
-        E.emulate(rom, scheme, ram, st, fb, logic, params, inputs, env, np.int32(E.ROW_NOOP),
-                  np.int32(E.RESET_NOOP_FRAMES - SNAPSHOT_FRAME))
-        E.soft_reset(rom, scheme, ram, st, fb, logic, params, inputs, env)
+            _store(console, table, entry, KEY, env)
+        E.emulate(console, env, E.ROW_NOOP, E.RESET_NOOP_FRAMES - SNAPSHOT_FRAME)
+        E.soft_reset(console, env)
         if writing:
-            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
+            _store(console, table, entry, LATER, env)
     # (one site for the finish: each copy of it inlines the mode selection's acts)
-    drew = E.reset_game_finish(rom, scheme, ram, st, fb, logic, params, inputs, mt, threshold,
-                               select, shown, starting, env)
+    drew = E.reset_game_finish(console, tables, env)
     if writing:
         if not drew:
             # The finish read nothing but the console: the same console always ends it the same
             # way, so the entry may hold its end instead.
-            _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
-            table[_start_flag(table, entry)] = 1
-        table[TABLE_FILLED] = entry + 1
+            _store(console, table, entry, LATER, env)
+            meta[_start_flag(meta, entry)] = 1
+        meta[TABLE_FILLED] = entry + 1
         if not drew:
             return False, np.int32(entry)
     return hit >= 0, np.int32(-1)
 
 
 @register_jitable
-def _meta(table, entry):
-    return TABLE_FIELDS + TAIL_META * (entry - table[TABLE_TAIL_BASE])
+def _meta(meta, entry):
+    return TABLE_FIELDS + TAIL_META * (entry - meta[TABLE_TAIL_BASE])
 
 
 @register_jitable
-def _direct_status(table, origin, fires):
+def _direct_status(meta, origin, fires):
     """Where the direct tail of (start entry `origin`, leading FIRE run `fires`) says how far it
     is played: 0 not yet, else 1 + the acts whose rows hold a console (a game over stops)."""
-    return _start_flag(table, table[TABLE_TAIL_BASE]) + \
-        origin * (table[TABLE_DIRECT_FIRES] + 1) + fires
+    return _start_flag(meta, meta[TABLE_TAIL_BASE]) + \
+        origin * (meta[TABLE_DIRECT_FIRES] + 1) + fires
 
 
 @register_jitable
-def _direct_row(table, origin, fires, acts):
-    return table[TABLE_DIRECT_BASE] + \
-        (origin * (table[TABLE_DIRECT_FIRES] + 1) + fires) * TAIL_MAX_ACTS + acts - 1
+def _direct_row(meta, origin, fires, acts):
+    return meta[TABLE_DIRECT_BASE] + \
+        (origin * (meta[TABLE_DIRECT_FIRES] + 1) + fires) * TAIL_MAX_ACTS + acts - 1
 
 
 @register_jitable
@@ -290,28 +295,29 @@ def _leading_ones(mask):
 
 
 @register_jitable
-def _direct(table, origin, mask):
+def _direct(meta, origin, mask):
     """Whether (origin, mask) belongs to the direct region (filled or about to be)."""
-    return 0 <= origin < table[TABLE_DIRECT_ORIGINS] and \
-        _leading_ones(mask) <= table[TABLE_DIRECT_FIRES]
+    return 0 <= origin < meta[TABLE_DIRECT_ORIGINS] and \
+        _leading_ones(mask) <= meta[TABLE_DIRECT_FIRES]
 
 
 @register_jitable
-def tail_key(st, mt, threshold, env, fire, acts, noop_row):
+def tail_key(console, env, fire, acts, noop_row):
     """The effective actions of the reset's `acts` acts (FIRE first when `fire`, then NOOP), from
     the sticky draws they will make (peeked; player A's is the first of each act's two): bit i
     set when act i plays FIRE, so a run of leading ones. -1 where the tail cannot come from the
     table."""
+    st = console.st
     if acts < 1 or acts > TAIL_MAX_ACTS or st[env, L.ENV_STICKY_ACTION] != noop_row or \
             st[env, L.ENV_PADDLE_DELTA] != st[env, L.ENV_PADDLE_REQUEST]:
         return np.int32(-1)
     effective_fire = False
     mask = np.int32(0)
     for i in range(acts):
-        x = mt_peek(mt, env, 2 * i)
+        x = mt_peek(console.mt, env, 2 * i)
         if x < 0:
             return np.int32(-1)
-        if x >= threshold:                      # adopted: FIRE on the first act, then NOOP
+        if x >= console.threshold:             # adopted: FIRE on the first act, then NOOP
             effective_fire = fire and i == 0
         if effective_fire:
             mask |= np.int32(1) << i
@@ -319,146 +325,147 @@ def tail_key(st, mt, threshold, env, fire, acts, noop_row):
 
 
 @register_jitable
-def _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, row, frames, env, acts):
+def _take(console, table, row, frames, env, acts):
     """The console of table row `row`, `frames` frames on: copied in, the frame counter
     advanced, the acts' sticky draws drawn."""
+    st = console.st
     frame_number = st[env, L.ENV_FRAME_NUMBER] + frames
-    _copy_console(t_ram, t_st, t_fb, t_logic, row, ram, st, fb, logic, env, False)
+    _copy_console(table, row, console, env, False)
     st[env, L.ENV_FRAME_NUMBER] = frame_number
     for _ in range(2 * acts):
-        mt_next(mt, env)
+        mt_next(console.mt, env)
 
 
 @register_jitable
-def tail_from_table(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, table, env, acts, mask,
-                    origin):
+def tail_from_table(console, table, env, acts, mask, origin):
     """The acts of key (acts, mask) from the table, the console matching the entry's: copied in,
     the frame counter advanced as they advance it, the sticky draws drawn. `origin`: the start
     entry whose later state the console holds (reset_game), or -1; its direct tail, or an entry
     written by a console from the same one, matches without a compare. Returns 0 on a miss, 1 on
     a hit by compare, 2 on a hit by origin, 3 on a hit in the direct region."""
-    if _direct(table, origin, mask):
+    meta = table.meta
+    if _direct(meta, origin, mask):
         fires = _leading_ones(mask)
-        if table[_direct_status(table, origin, fires)] > acts:
+        if meta[_direct_status(meta, origin, fires)] > acts:
             # (an act is one frame: a tail with a game over in it is not stored)
-            _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb,
-                  _direct_row(table, origin, fires, acts), acts, env, acts)
+            _take(console, table, _direct_row(meta, origin, fires, acts), acts, env, acts)
             return np.int32(3)
-    base = table[TABLE_TAIL_BASE]
-    for entry in range(base, base + table[TABLE_TAIL_USABLE]):
-        m = _meta(table, entry)
-        if table[m + TAIL_ACTS] != acts or table[m + TAIL_FIRE_MASK] != mask:
+    base = meta[TABLE_TAIL_BASE]
+    for entry in range(base, base + meta[TABLE_TAIL_USABLE]):
+        m = _meta(meta, entry)
+        if meta[m + TAIL_ACTS] != acts or meta[m + TAIL_FIRE_MASK] != mask:
             continue
-        by_origin = origin >= 0 and table[m + TAIL_ORIGIN] == origin
-        if by_origin or _matches(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, env,
-                                 True):
-            _take(ram, st, fb, logic, mt, t_st, t_ram, t_logic, t_fb, 2 * entry + LATER,
-                  _frames_between(t_st, entry), env, acts)
+        by_origin = origin >= 0 and meta[m + TAIL_ORIGIN] == origin
+        if by_origin or _matches(console, table, entry, env, True):
+            _take(console, table, 2 * entry + LATER, _frames_between(table, entry), env, acts)
             return np.int32(2 if by_origin else 1)
     return np.int32(0)
 
 
 @register_jitable
-def claim_tail_entry(table, capacity, env):
+def claim_tail_entry(meta, capacity, env):
     """A tail entry for this console to write, or -1 (CPU: the launch's writer only)."""
-    if table[TABLE_WRITER] != env or table[TABLE_TAIL_FILLED] >= capacity:
+    if meta[TABLE_WRITER] != env or meta[TABLE_TAIL_FILLED] >= capacity:
         return np.int32(-1)
-    entry = table[TABLE_TAIL_FILLED]
-    table[TABLE_TAIL_FILLED] = entry + 1
+    entry = meta[TABLE_TAIL_FILLED]
+    meta[TABLE_TAIL_FILLED] = entry + 1
     return np.int32(entry)
 
 
 @overload(claim_tail_entry, target="cuda")
-def _claim_tail_entry_cuda(table, capacity, env):
-    def claim(table, capacity, env):
+def _claim_tail_entry_cuda(meta, capacity, env):
+    def claim(meta, capacity, env):
         # Every lane that misses may write: a launch resets many consoles, and one writer per
         # launch would take hundreds of steps to fill the tail.
-        entry = cuda.atomic.add(table, TABLE_TAIL_FILLED, 1)
+        entry = cuda.atomic.add(meta, TABLE_TAIL_FILLED, 1)
         return np.int32(entry) if entry < capacity else np.int32(-1)
     return claim
 
 
 @register_jitable
-def tail_begin(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, acts, mask, origin):
+def tail_begin(console, table, env, acts, mask, origin):
     """After a miss: claim an entry unless this launch already claimed one for the same key
     (then it likely holds the same console) or the key's direct tail is due before the next
     launch, store the console before the acts and its `origin` (tail_from_table). Returns the
     entry or -1."""
-    if _direct(table, origin, mask):
+    meta = table.meta
+    if _direct(meta, origin, mask):
         return np.int32(-1)
-    base = table[TABLE_TAIL_BASE]
-    capacity = np.int32(_tail_capacity(table))
-    for entry in range(base + table[TABLE_TAIL_USABLE],
-                       base + min(table[TABLE_TAIL_FILLED], capacity)):
-        m = _meta(table, entry)
-        if table[m + TAIL_ACTS] == acts and table[m + TAIL_FIRE_MASK] == mask:
+    base = meta[TABLE_TAIL_BASE]
+    capacity = np.int32(_tail_capacity(meta))
+    for entry in range(base + meta[TABLE_TAIL_USABLE],
+                       base + min(meta[TABLE_TAIL_FILLED], capacity)):
+        m = _meta(meta, entry)
+        if meta[m + TAIL_ACTS] == acts and meta[m + TAIL_FIRE_MASK] == mask:
             return np.int32(-1)
-    claimed = claim_tail_entry(table, capacity, env)
+    claimed = claim_tail_entry(meta, capacity, env)
     if claimed < 0:
         return np.int32(-1)
     entry = base + claimed
-    _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, KEY, env)
-    m = _meta(table, entry)
-    table[m + TAIL_FIRE_MASK] = mask
-    table[m + TAIL_ORIGIN] = origin
-    table[m + TAIL_ACTS] = acts
+    _store(console, table, entry, KEY, env)
+    m = _meta(meta, entry)
+    meta[m + TAIL_FIRE_MASK] = mask
+    meta[m + TAIL_ORIGIN] = origin
+    meta[m + TAIL_ACTS] = acts
     return np.int32(entry)
 
 
 @register_jitable
-def tail_end(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, table, env, entry, complete):
+def tail_end(console, table, env, entry, complete):
     """The console after the acts into `entry`; `complete` False (a game over among the noops
     sent the reset back to reset_game): the entry is voided instead."""
     if complete:
-        _store(ram, st, fb, logic, t_st, t_ram, t_logic, t_fb, entry, LATER, env)
+        _store(console, table, entry, LATER, env)
     else:
-        table[_meta(table, entry) + TAIL_ACTS] = 0
+        table.meta[_meta(table.meta, entry) + TAIL_ACTS] = 0
 
 
 @register_jitable
-def fill_direct_tail(rom, scheme, params, inputs, t_st, t_ram, t_logic, t_fb, table, lane, fire,
-                     noop_row, fire_row):
+def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
     """One lane of the direct region's fill: the tails of start entry `origin` whose effective
     actions are `fires` FIREs then NOOPs, after 1 to TAIL_MAX_ACTS acts, each in its own row.
     Played from the entry's later state with the sticky outcomes that give those effective
     actions (act_adopting; the draws themselves are drawn by the console taking the entry), in
-    the table's own rows, which are consoles like any other. Does nothing unless the start
-    entry is readable and flagged (its later state ends reset_game) and the tail not yet played."""
-    per_origin = table[TABLE_DIRECT_FIRES] + 1
+    the table's own rows, which are consoles like any other (`console`: the batch's, for its
+    cartridge and game tables). Does nothing unless the start entry is readable and flagged
+    (its later state ends reset_game) and the tail not yet played."""
+    meta, t_st = table.meta, table.st
+    per_origin = meta[TABLE_DIRECT_FIRES] + 1
     origin, fires = lane // per_origin, lane % per_origin
-    if origin >= table[TABLE_DIRECT_ORIGINS] or origin >= table[TABLE_USABLE]:
+    if origin >= meta[TABLE_DIRECT_ORIGINS] or origin >= meta[TABLE_USABLE]:
         return
-    status = _direct_status(table, origin, fires)
-    if table[status] != 0 or table[_start_flag(table, origin)] == 0:
+    status = _direct_status(meta, origin, fires)
+    if meta[status] != 0 or meta[_start_flag(meta, origin)] == 0:
         return
     source = 2 * origin + LATER
     if (fires > 0 and not fire) or t_st[source, L.ENV_STICKY_ACTION] != noop_row or \
             t_st[source, L.ENV_PADDLE_DELTA] != t_st[source, L.ENV_PADDLE_REQUEST]:
-        table[status] = 1                   # (tail_key gives no such key)
+        meta[status] = 1                    # (tail_key gives no such key)
         return
+    rows = Console(console.rom, console.scheme, table.ram, t_st, table.fb, table.logic,
+                   console.params, console.inputs, console.mt, console.threshold)
     played = np.int32(0)
     for acts in range(1, TAIL_MAX_ACTS + 1):
-        row = _direct_row(table, origin, fires, acts)
-        _copy_console(t_ram, t_st, t_fb, t_logic, source, t_ram, t_st, t_fb, t_logic, row, True)
+        row = _direct_row(meta, origin, fires, acts)
+        _copy_console(table, source, table, row, True)
         i = acts - 1
         first = fire and i == 0
         # Effective FIRE on acts 0..fires-1: the first act adopts FIRE, the next keep it (not
         # adopted), then NOOP is adopted. fires 0 with fire: the first act keeps the NOOP.
         keep = (first and fires == 0) or 1 <= i < fires
-        E.act_adopting(rom, scheme, t_ram, t_st, t_fb, t_logic, params, inputs, row,
-                       np.int32(fire_row if first else noop_row), not keep)
-        if E.game_over(t_logic, t_st, params, row, True):
+        E.act_adopting(rows, row, np.int32(fire_row if first else noop_row), not keep)
+        if E.game_over(rows, row, True):
             break                           # (the reset goes back to reset_game: not stored)
         played = np.int32(acts)
         source = row
-    table[status] = played + 1
+    meta[status] = played + 1
 
 
 def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtype,
                 frame_buffer_shape: tuple, xp=np, entries: int = SNAPSHOT_ENTRIES,
                 tail_entries: int = TAIL_ENTRIES, direct_origins: int | None = None,
-                direct_fires: int = DIRECT_FIRES, zeros=None) -> tuple:
-    """(t_st, t_ram, t_logic, t_fb, table) of an empty table of `entries` start entries,
+                direct_fires: int = DIRECT_FIRES, zeros=None) -> ResetTable:
+    """The structs.ResetTable of an empty table of `entries` start entries,
     `tail_entries` tail entries and the direct tails of the first `direct_origins` start
     entries (default: DIRECT_ORIGINS, at most `entries`), allocated with `xp`. Entry e's two
     states are rows 2e (KEY) and 2e + 1 (LATER) of the first four, each direct tail one row
@@ -477,28 +484,29 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
     table[TABLE_DIRECT_BASE] = 2 * (entries + tail_entries)
     table[TABLE_DIRECT_ORIGINS] = direct_origins
     table[TABLE_DIRECT_FIRES] = direct_fires
-    return (zeros((rows, state_fields), np.int32),
-            zeros((rows, ram_bytes), np.uint8),
-            zeros((rows, logic_fields), logic_dtype),
-            zeros((rows,) + tuple(frame_buffer_shape), L.FRAME_BUFFER_DTYPE),
-            xp.asarray(table))
+    return ResetTable(st=zeros((rows, state_fields), np.int32),
+                      ram=zeros((rows, ram_bytes), np.uint8),
+                      logic=zeros((rows, logic_fields), logic_dtype),
+                      fb=zeros((rows,) + tuple(frame_buffer_shape), L.FRAME_BUFFER_DTYPE),
+                      meta=xp.asarray(table))
 
 
-def direct_lanes(table) -> int:
+def direct_lanes(table: ResetTable) -> int:
     """Lanes of the direct region's fill (fill_direct_tail): one per (origin, FIRE run)."""
-    return int(table[TABLE_DIRECT_ORIGINS]) * (int(table[TABLE_DIRECT_FIRES]) + 1)
+    return int(table.meta[TABLE_DIRECT_ORIGINS]) * (int(table.meta[TABLE_DIRECT_FIRES]) + 1)
 
 
-def open_launch(t_st, table, mask, position, xp, first_miss_writes: bool = False) -> None:
+def open_launch(table: ResetTable, mask, position, xp, first_miss_writes: bool = False) -> None:
     """Before a reset launch (on the launch's stream): the entries written so far become
     readable, and the writer is named: of the consoles in `mask`, the one furthest along the
     system-RNG table (`position`), whose timer draw is the newest, so the likeliest to be missing
     from the start region (consoles behind it meet draws the table has seen). With
     `first_miss_writes` (the GPU) nobody is named: the first lane that misses claims the
     entry (claim_start_writer)."""
-    table[TABLE_USABLE] = table[TABLE_FILLED]
-    table[TABLE_TAIL_USABLE] = xp.minimum(table[TABLE_TAIL_FILLED], _tail_capacity(table))
+    meta = table.meta
+    meta[TABLE_USABLE] = meta[TABLE_FILLED]
+    meta[TABLE_TAIL_USABLE] = xp.minimum(meta[TABLE_TAIL_FILLED], _tail_capacity(meta))
     if first_miss_writes:
-        table[TABLE_WRITER] = -1
+        meta[TABLE_WRITER] = -1
     else:
-        table[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
+        meta[TABLE_WRITER] = xp.argmax(xp.where(mask, position, -1))
