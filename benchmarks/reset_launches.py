@@ -75,9 +75,9 @@ def collect(game: str, consoles: int, steps: int, seed: int, say, gpu_writer: bo
     writes, kernels/reset_snapshot.claim_start_writer), on one thread, where it is race-free;
     otherwise the CPU's (the writer the host names), on every core."""
     from cule_py import steady_state as S
-    from cule_py.kernels.agent import agent_step as K
+    from cule_py.kernels import agent_step as K
     from cule_py.kernels import layout as L
-    from cule_py.kernels.ale import reset_snapshot as RS
+    from cule_py.kernels import reset_snapshot as RS
 
     env = S.make_cule_env(game, consoles, threads=1 if gpu_writer else None)
     env._first_miss_writes = gpu_writer or env._first_miss_writes

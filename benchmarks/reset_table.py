@@ -19,9 +19,9 @@ import sys
 import numpy as np
 
 from cule_py import steady_state as ss
-from cule_py.kernels.agent import agent_step as K
+from cule_py.kernels import agent_step as K
 from cule_py.kernels import layout as L
-from cule_py.kernels.ale import reset_snapshot as RS
+from cule_py.kernels import reset_snapshot as RS
 from cule_py.testing import machine_line, usable_cpus
 
 

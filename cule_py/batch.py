@@ -31,16 +31,13 @@ from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
 from ._threads import resolve_threads, run_on_threads
-from .kernels.cartridges import cart
-from .kernels.frame_loop import cpu_console
+from .kernels import cart, cpu_console
 from .kernels.cpu_workers import claim_counter
 from .kernels.structs import Console, ResetTables
-from .kernels.ale import emulate as emulate_kernel
-from .kernels.ale import environment as env_kernel
-from .kernels.ale import game_logic, mt19937
-from .kernels.tia import tia_sound
+from .kernels import environment as env_kernel
+from .kernels import game_logic, mt19937, tia_sound
 from .kernels import layout as L
-from .kernels.gpu.warp_schedule import SCHEDULES
+from .kernels.warp_schedule import SCHEDULES
 
 SYSTEM_RNG_SEED = 4753849
 _SYSTEM_RNG_DRAWS = 1 << 16
@@ -85,7 +82,7 @@ def system_rng_stream(draws: int = _SYSTEM_RNG_DRAWS) -> np.ndarray:
 
 
 def gpu_schedule() -> int:
-    """How the GPU's warps schedule their lanes (kernels/gpu/warp_schedule.py), from
+    """How the GPU's warps schedule their lanes (kernels/warp_schedule.py), from
     `CULE_PY_GPU_SCHEDULE`: scanline (the default), min_pc or free. Results are the same under
     each; only the GPU's speed differs (scanline measured fastest overall on an H200,
     benchmarks/RESULTS.md, 2026-11-27). The CPU backend ignores it."""
@@ -95,7 +92,7 @@ def gpu_schedule() -> int:
 def gpu_draw_at_wsync() -> int:
     """Whether the decoded core (the GPU's 6507) draws the picture up to each WSYNC, from
     `CULE_PY_GPU_DRAW_AT_WSYNC`: 1 (the default) or 0. The pictures are the same either way;
-    drawing there keeps a warp's lanes drawing the same line (kernels/tia/tia.py `write`). On the CPU
+    drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). On the CPU
     the fast path makes plain WSYNC stores inline without drawing; only the WSYNCs that reach
     `tia.write` (3F and UA cartridges, or an instruction handed to the decoded core) follow this."""
     return int(settings.GPU_DRAW_AT_WSYNC.value())
@@ -115,7 +112,7 @@ def gpu_reset_blocks() -> str:
     return settings.GPU_RESET_BLOCKS.value()
 
 
-#: The register budgets the agent step's GPU kernel is compiled with (kernels/agent/agent_step.py).
+#: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
 STEP_REGISTERS = tuple(int(n) for n in settings.GPU_STEP_REGISTERS.choices)
 
 
@@ -141,7 +138,7 @@ class ConsoleBatch:
     max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
     device:     "cpu", "cuda" or "cuda:N" (see the module doc).
     sound:      run the sound generator at the end of each act frame (ALE's sound_obs;
-                kernels/tia/tia_sound.py); off, it costs one test a frame.
+                kernels/tia_sound.py); off, it costs one test a frame.
     """
 
     def __init__(self, game, num_envs: int, mode: int | None = None,
@@ -187,7 +184,7 @@ class ConsoleBatch:
         self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
         self.ram = self.memory[:, :128]
         self.cart_ram = self.memory[:, 128:]
-        # 8 pixels a uint64 word (kernels/tia/frame_buffer.py); screen() and screens_rgb() read them
+        # 8 pixels a uint64 word (kernels/frame_buffer.py); screen() and screens_rgb() read them
         # as pixels.
         self.frame_buffers = zeros((n,) + L.FRAME_BUFFER_SHAPE, L.FRAME_BUFFER_DTYPE)
         self.logic = zeros((n, game_logic.LOGIC_FIELDS), np.int32)
@@ -202,22 +199,22 @@ class ConsoleBatch:
         legal = [int(a) for a in self.game.legal_actions if int(a) < 18]
         self._act_rows[legal] = legal
         self._act_rows_device = self.to_device(self._act_rows)
-        self._params = np.zeros(emulate_kernel.PARAMS, np.int32)
-        self._params[emulate_kernel.P_GAME_ID] = (game_logic.GAME_ID[self.game.rom_id]
+        self._params = np.zeros(env_kernel.PARAMS, np.int32)
+        self._params[env_kernel.P_GAME_ID] = (game_logic.GAME_ID[self.game.rom_id]
                                              if self.game.rom_id in game_logic.IMPLEMENTED
                                              else -1)
         paddles = self.game.paddles
         if paddles is not None:
-            self._params[emulate_kernel.P_PADDLES] = 1
-            self._params[emulate_kernel.P_PADDLES_SWAPPED] = int(paddles.swapped)
-            self._params[emulate_kernel.P_PADDLE_MIN] = paddles.resistance_min
-            self._params[emulate_kernel.P_PADDLE_MAX] = paddles.resistance_max
-        self._params[emulate_kernel.P_MAX_FRAMES] = int(max_num_frames_per_episode)
+            self._params[env_kernel.P_PADDLES] = 1
+            self._params[env_kernel.P_PADDLES_SWAPPED] = int(paddles.swapped)
+            self._params[env_kernel.P_PADDLE_MIN] = paddles.resistance_min
+            self._params[env_kernel.P_PADDLE_MAX] = paddles.resistance_max
+        self._params[env_kernel.P_MAX_FRAMES] = int(max_num_frames_per_episode)
         self.sound = bool(sound)
-        self._params[emulate_kernel.P_SOUND] = int(self.sound)
+        self._params[env_kernel.P_SOUND] = int(self.sound)
         self._input_tables: dict[int, np.ndarray] = {}
         self._selection = game_modes.selection(self.game, self.game.default_mode)
-        self._starting = np.array([emulate_kernel.ROW_RESET if a == Action.RESET else int(a)
+        self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
                                    for a in self.game.starting_actions], np.int32)
         # Until power-on detects it: the TV format and screen height of the game's settings.
         self.pal = self.game.tv_format == "PAL"
@@ -229,7 +226,7 @@ class ConsoleBatch:
         """Compile (or load) the kernels, then power the consoles on. On the CPU the kernels are
         compiled first, `kernels_ahead` (pairs of a CPU kernel and its arguments) with the
         environment kernel, while the console compiles in a second process
-        (kernels/frame_loop/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the caller."""
+        (kernels/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the caller."""
         if self.gpu is None:
             cpu_console.compile_ahead([
                 (env_kernel.drive, (*self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
@@ -317,7 +314,7 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[rows] = 0
         st[where, L.SYSTEM_RNG_POSITION] = 129
-        # ALE's loadROM makes its sound object anew; no reset touches it (kernels/tia/tia_sound.py).
+        # ALE's loadROM makes its sound object anew; no reset touches it (kernels/tia_sound.py).
         for field, value in zip(tia_sound.SOUND_FIELDS, tia_sound.SOUND_AT_START):
             st[where, field] = value
         st[where, L.GPU_SCHEDULE] = gpu_schedule()
@@ -331,7 +328,7 @@ class ConsoleBatch:
         # properties put them; the paddles' resistance events are still 0.
         left, right = self.game.power_on_difficulty
         difficulty = (1 if left == "A" else 0) | (2 if right == "A" else 0)
-        rows = self._inputs(difficulty)[emulate_kernel.SWITCHES_PLAIN, NOOP, :emulate_kernel.INPUT_FIELDS]
+        rows = self._inputs(difficulty)[env_kernel.SWITCHES_PLAIN, NOOP, :env_kernel.INPUT_FIELDS]
         for field, value in zip(range(L.IN_SWCHA, L.IN_POT3 + 1), rows.tolist()):
             st[where, field] = value
         if self.game.paddles is not None:
@@ -442,7 +439,7 @@ class ConsoleBatch:
         System reset, 60 NOOP frames, soft reset, the game's mode selection, soft reset, the
         starting actions."""
         self._selection = game_modes.selection(self.game, mode)
-        self._params[emulate_kernel.P_MODE] = mode
+        self._params[env_kernel.P_MODE] = mode
         self._ensure_system_rng(mask)
         self.state[self.to_device(mask), L.ENV_SELECT_FAILED] = 0
         self._drive(env_kernel.OP_RESET_GAME, mask, difficulty)
@@ -453,11 +450,11 @@ class ConsoleBatch:
                                f"presses")
 
     def _inputs(self, difficulty) -> np.ndarray:
-        """inputs[switches, row, field] for the kernels (see kernels/ale/emulate.py)."""
+        """inputs[switches, row, field] for the environment kernel (see kernels/environment.py)."""
         table = self._input_tables.get(difficulty)
         if table is not None:
             return table
-        E = emulate_kernel
+        E = env_kernel
         table = np.zeros((2, E.INPUT_ROWS, E.INPUT_COLUMNS), np.int32)
         ids = np.r_[np.arange(18), RESET]
         held = _INPUT[ids]

@@ -59,11 +59,11 @@ from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
 from .games import Action
-from .kernels.agent import agent_step as K
+from .kernels import agent_step as K
 from .kernels.cpu_workers import claim_counter
 from .kernels import layout as L
-from .kernels.ale import mt19937
-from .kernels.ale import reset_snapshot
+from .kernels import mt19937
+from .kernels import reset_snapshot
 from .kernels.structs import Outputs, ResetTable, Saved, Screen
 
 __all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]

@@ -1,4 +1,4 @@
-"""The agent step's CUDA kernels (cule_py.kernels.agent.agent_step.agent_step_cuda: the whole console,
+"""The agent step's CUDA kernels (cule_py.kernels.agent_step.agent_step_cuda: the whole console,
 ALE's act, preprocessing; agent_reset_cuda: reset_game, fire, noops) compile for sm_90a without a
 GPU and link to a cubin; registers, spills and the stack frame are printed and checked against
 their caps (tools/gpu_model.py, CAPS: a kernel may not use more registers nor spill more).
@@ -58,18 +58,18 @@ def test_agent_kernels_compile_within_caps(which, capsys):
     if which in G.CAPPED_STEPS:
         # Its row is the step's compile linked under the cap: true while the kernel is the
         # step's body with that max_registers.
-        from cule_py.kernels.agent import agent_step
+        from cule_py.kernels import agent_step
         kernel = getattr(agent_step, G.KERNELS[which])
         assert kernel.targetoptions.get("max_registers") == G.CAPPED_STEPS[which]
         assert kernel.py_func.__code__.co_code == agent_step.agent_step_cuda.py_func.__code__.co_code
     if G.find_nvdisasm():
-        # One copy of the console however many places run frames (kernels/frame_loop/outlining.py): NVVM
+        # One copy of the console however many places run frames (kernels/outlining.py): NVVM
         # inlined it at every site of the reset kernel before, 13.8 MB of PTX and 10 minutes.
         # The observation's kernel holds none of the console.
         names = [G._short(f) for f in row["functions"]]
         for helper in ("run_console_frames", "device_read", "device_write", "banked_read"):
             assert names.count(helper) == (0 if which in ("observe", "lanes") else 1), (
                 helper, sorted(names))
-        # No product fused into an addition (kernels/agent/exact_float.py): the resize's 14 FMAs made
+        # No product fused into an addition (kernels/exact_float.py): the resize's 14 FMAs made
         # the GPU's observations differ from ale-py's in the first GPU run.
         assert row["fused_float32_products"] == 0, row["fused_multiply_adds"]

@@ -78,7 +78,7 @@ def test_estimate_multiplies_runs_by_sass_per_copy():
     sass = {"lines": {f"{kernels}/tia.py:10": {"sass": 8, "copies": 2, "spill": 0}}}
     result = glp.estimate(counts, sass)
     assert result["total"] == pytest.approx(3 * 4)               # 3 runs a frame x 4 SASS
-    assert result["by_file"] == {"tia.py": pytest.approx(12), "gpu/warp_schedule.py": 0}
+    assert result["by_file"] == {"tia.py": pytest.approx(12), "warp_schedule.py": 0}
     assert result["line_executions_without_sass"] == pytest.approx(1)
 
 
@@ -96,8 +96,7 @@ def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     # ncu on an H100 (older kernels): 2.7 M a console-frame for the agent step; the estimate
     # runs loops without unrolling and counts the same frames on other consoles
     assert 1.5e6 < result["total"] < 5e6, result["total"]
-    assert {"agent/agent_step.py", "tia/render.py", "cpu/cpu6507.py", "tia/tia.py"} <= set(
-        result["by_file"])
+    assert {"agent_step.py", "render.py", "cpu6507.py", "tia.py"} <= set(result["by_file"])
     for row in result["rows"][:20]:
         if row["line"] == "warp_schedule.py:loop":
             continue                                # the GPU's loop, charged per instruction
@@ -138,10 +137,10 @@ def test_scheduled_step_lines_hold_the_minimum_but_not_the_plan():
     read once a frame before the loop."""
     import inspect
 
-    from cule_py.kernels.gpu import warp_schedule as W
+    from cule_py.kernels import warp_schedule as W
 
     lines = glp._scheduled_step_lines()
-    source = (glp.KERNEL_DIR / "gpu" / "warp_schedule.py").read_text().splitlines()
+    source = (glp.KERNEL_DIR / "warp_schedule.py").read_text().splitlines()
     redux = [i + 1 for i, text in enumerate(source) if "return _redux_min_s32(" in text]
     assert redux and set(redux) <= lines
     plan_first = inspect.getsourcelines(W.scheduling_plan)[1]

@@ -3,12 +3,12 @@
 The GPU runs the decoded core (bus.run_instructions: cpu6507's `step` bound to the console
 bus), not the CPU backend's fast path. This module builds a second binding of the same core
 from the same register_jitable pieces (cpu6507.make_cpu, bus.console_read/console_write,
-the TIA and cartridge code, emulate.apply_inputs) with a bus that also
+the TIA and cartridge code, environment.apply_inputs) with a bus that also
 records, per executed 6507 instruction: its PC and opcode, the TIA/RIOT reads and writes, the
 cartridge accesses, the CPU cycles and how far the TIA's render cursor advanced (the colour
 clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Only the loops
 around the core are restated here (`_traced_instructions`, `_traced_frame` and `trace_frames`:
-bus.run_instructions, console.run_frame and emulate.emulate's steps with the traced
+bus.run_instructions, console.run_frame and environment.emulate's steps with the traced
 core); nothing under cule_py/kernels/ changes, and results equal the package's (the test
 compares RAM, frame buffers and CPU state after tracing with the CPU backend's act()).
 
@@ -21,13 +21,12 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from cule_py.kernels.ale import emulate as M
-from cule_py.kernels.ale import environment as E
+from cule_py.kernels import environment as E
 from cule_py.kernels import layout as L
-from cule_py.kernels.tia import tia
-from cule_py.kernels.cartridges.cart import cart_frame_start
-from cule_py.kernels.frame_loop.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
-from cule_py.kernels.cpu.cpu6507 import ALE, make_cpu
+from cule_py.kernels import tia
+from cule_py.kernels.cart import cart_frame_start
+from cule_py.kernels.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
+from cule_py.kernels.cpu6507 import ALE, make_cpu
 
 # Columns of a trace record (one row per executed instruction). R_DEVICE: the last TIA or RIOT
 # register the instruction accessed, as a key (TIA registers 0-63 by address, RIOT ones 64-127;
@@ -71,7 +70,7 @@ def traced_write(bus, addr, value, clk):
 
 traced_step = make_cpu(traced_read, traced_write, ALE)
 
-# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/cpu/idle_loop.py); a
+# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/idle_loop.py); a
 # package older than that (the calibration trace of 2ee2133) has no such field, and its trace
 # runs every iteration, as its kernels did.
 # Since 2026-11-28 the frame's end and the timer's poll are two bits of one field,
@@ -84,7 +83,7 @@ else:
     POLLED_FIELD, POLLED_BIT = getattr(L, "RIOT_TIMER_POLLED", -1), -1
 SKIP_IDLE = POLLED_FIELD >= 0
 if SKIP_IDLE:
-    from cule_py.kernels.cpu.idle_loop import skip_idle_polls
+    from cule_py.kernels.idle_loop import skip_idle_polls
 else:
     @register_jitable
     def skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, remaining):
@@ -166,7 +165,7 @@ def _traced_frame(rom, scheme, ram, st, fb, env, rec, n):
 
 @njit(_nrt=False, forceinline=True)
 def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends):
-    """Per console env and frame f, emulate.emulate(rows[env, f], 1) with the core traced:
+    """Per console env and frame f, environment.emulate(rows[env, f], 1) with the core traced:
     the action on the input pins (a paddle turned first) and one traced frame; ends[env, f] is
     the row of rec[env] after it. The game's step (RomSettings, game_logic: rewards and game
     over, which read RAM and change no console state) is left out: it is not the 6507's path
@@ -175,9 +174,9 @@ def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends):
         n = 0
         for f in range(rows.shape[1]):
             row = rows[env, f]
-            if params[M.P_PADDLES] != 0:
-                M.turn_paddle(st, env, params, inputs, row)
-            M.apply_inputs(st, env, inputs, M.SWITCHES_PLAIN, row, params)
+            if params[E.P_PADDLES] != 0:
+                E.turn_paddle(st, env, params, inputs, row)
+            E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
             n = _traced_frame(rom, scheme, ram, st, fb, env, rec[env], n)
             ends[env, f] = n
 

@@ -174,8 +174,7 @@ SCALES = {
 
 def supported_games() -> list[str]:
     from cule_py.games import GAMES
-    from cule_py.kernels.cartridges import cart
-    from cule_py.kernels.ale import game_logic
+    from cule_py.kernels import cart, game_logic
 
     return sorted(g.rom_id for g in GAMES.values()
                   if g.scheme in cart.SCHEME_IDS and g.rom_id in game_logic.IMPLEMENTED)
@@ -400,21 +399,20 @@ class GpuBackend:
         system-RNG table was grown by prepare_emulator; a failed mode selection shows in the
         digests)."""
         from cule_py import modes as game_modes
+        from cule_py.kernels import environment as env_kernel
         from cule_py.kernels import layout as L
-        from cule_py.kernels.ale import emulate as emulate_kernel
-        from cule_py.kernels.ale import environment as env_kernel
 
         xp = self.xp
         b = emulator._batch
         mask = xp.ascontiguousarray(mask, dtype=xp.bool_)
         b._selection = game_modes.selection(b.game, b.mode)
-        b._params[emulate_kernel.P_MODE] = b.mode
+        b._params[env_kernel.P_MODE] = b.mode
         b.state[:, L.ENV_SELECT_FAILED] = xp.where(mask, 0, b.state[:, L.ENV_SELECT_FAILED])
         args = b.drive_args(env_kernel.OP_RESET_GAME, b._all, b.difficulty)
         self._launch_drive(b, args[:-1] + (mask,))
 
     def _launch_drive(self, batch, args) -> None:
-        from cule_py.kernels.ale import environment as env_kernel
+        from cule_py.kernels import environment as env_kernel
 
         batch.gpu.launch(env_kernel.drive_cuda, batch.num_envs, *args)
 
