@@ -517,8 +517,7 @@ class AtariVectorEnv(VectorEnv):
     @_reset_table.setter
     def _reset_table(self, table: ResetTable) -> None:
         self._table_arrays = table
-        self._direct_lanes = reset_snapshot.direct_lanes(
-            table._replace(meta=self._batch.host(table.meta)))
+        self._direct_lanes = reset_snapshot.direct_lanes(self._batch.host(table.meta))
 
     def _run_reset_kernels(self, op, mask) -> None:
         self._launch_reset(op, mask)

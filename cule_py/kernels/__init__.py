@@ -14,7 +14,7 @@ groups of arrays the entry points take), `game_logic` (rewards, lives, game over
 from .. import _jit_cache  # noqa: F401  (the safe cache locator must be in place before any @jit)
 from . import one_pass_codegen  # noqa: F401,E402  (before any kernel compiles: one LLVM pass each)
 from . import cuda_compile  # noqa: F401,E402  (one NVVM compile per CUDA kernel)
-# The CPU's run_console_frames: a call of the process's one compiled console (cpu_console imports
-# environment, whose run_console_frames it overloads; here, not at environment's end, so that
-# neither imports the other back).
+# The CPU's run_console_frames: a call of the process's one compiled console. cpu_console imports
+# environment, whose run_console_frames it overloads, so it is imported here, where every kernel
+# module is loaded, and environment never imports it back.
 from . import cpu_console  # noqa: F401,E402

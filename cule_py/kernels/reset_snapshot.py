@@ -491,9 +491,10 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
                       meta=xp.asarray(table))
 
 
-def direct_lanes(table: ResetTable) -> int:
-    """Lanes of the direct region's fill (fill_direct_tail): one per (origin, FIRE run)."""
-    return int(table.meta[TABLE_DIRECT_ORIGINS]) * (int(table.meta[TABLE_DIRECT_FIRES]) + 1)
+def direct_lanes(meta) -> int:
+    """Lanes of the direct region's fill (fill_direct_tail): one per (origin, FIRE run), from
+    the table's `meta` counters."""
+    return int(meta[TABLE_DIRECT_ORIGINS]) * (int(meta[TABLE_DIRECT_FIRES]) + 1)
 
 
 def open_launch(table: ResetTable, mask, position, xp, first_miss_writes: bool = False) -> None:
