@@ -10,7 +10,8 @@ where the JIT placed it, and attributes perf's samples to its functions and inst
     python -m tools.profile_console report ... --function update_frame --threshold 50
 
 `run` plays `--consoles` consoles of GAME on one numba thread with random actions (sticky 0.25),
-`--no-pixels` sets the TIA's skip-draw flag (collisions only). `report` prints each function's
+`--no-pixels` sets the TIA's skip-draw flag (collisions only), `--agent` plays agent steps of
+AtariVectorEnv instead (v5 settings: the console and the observation together). `report` prints each function's
 share of all samples; with `--function` the disassembly (objdump, Intel syntax) of the hot
 spots of the first function whose symbol contains that text.
 
@@ -70,11 +71,14 @@ def _text_symbols(path):
 
 
 ACT_FRAMES = 50      # frames per act() call of `run`'s timed loop
+AGENT_FRAMES = 4     # frames per agent step of `run --agent` (steady_state.AGENT_SETTINGS)
 
 
-def _frames_played(requested):
-    """The timed frames `run` plays per console for --frames `requested` (whole act() calls)."""
-    return -(-requested // ACT_FRAMES) * ACT_FRAMES
+def _frames_played(requested, agent=False):
+    """The timed frames `run` plays per console for --frames `requested` (whole act() calls or
+    agent steps)."""
+    unit = AGENT_FRAMES if agent else ACT_FRAMES
+    return -(-requested // unit) * unit
 
 
 def _placed_functions(out):
@@ -122,16 +126,25 @@ def run(args):
 
     numba.set_num_threads(1)
     from cule_py.batch import ConsoleBatch
-    from cule_py.kernels import environment
     from cule_py.kernels import layout as L
     from cule_py.roms import load_rom
 
-    batch = ConsoleBatch(load_rom(args.game), args.consoles, env_seed=np.arange(args.consoles),
-                         repeat_action_probability=0.25)
-    if args.no_pixels:
-        batch.state[:, L.TIA_SKIP_DRAW] = 1
-    batch.act(np.zeros(args.consoles, np.int64), frames=10)      # loads the kernel
-    engine = next(iter(environment.drive.overloads.values())).library.codegen._engine
+    rng = np.random.default_rng(0)
+    if args.agent:
+        from cule_py import steady_state
+
+        env = steady_state.make_cule_env(args.game, args.consoles, threads=1)
+        env.reset(seed=0)
+        actions = env.single_action_space.n
+        env.step(rng.integers(0, actions, args.consoles))             # loads the kernels
+        engine = numba.core.registry.cpu_target.target_context.codegen()._engine
+    else:
+        batch = ConsoleBatch(load_rom(args.game), args.consoles, env_seed=np.arange(args.consoles),
+                             repeat_action_probability=0.25)
+        if args.no_pixels:
+            batch.state[:, L.TIA_SKIP_DRAW] = 1
+        batch.act(np.zeros(args.consoles, np.int64), frames=10)      # loads the kernel
+        engine = numba.core.registry.cpu_target.target_context.codegen()._engine
     os.makedirs(args.out, exist_ok=True)
     placed = []
     for k, (name, blob) in enumerate(objects.items()):
@@ -148,14 +161,18 @@ def run(args):
                 break
     with open(os.path.join(args.out, "objects.json"), "w") as f:
         json.dump(placed, f)
-    rng = np.random.default_rng(0)
     start, frames = time.perf_counter(), 0
     while frames < args.frames:
-        batch.act(rng.integers(0, 18, args.consoles), frames=ACT_FRAMES)
-        frames += ACT_FRAMES
+        if args.agent:
+            env.step(rng.integers(0, actions, args.consoles))
+            frames += AGENT_FRAMES
+        else:
+            batch.act(rng.integers(0, 18, args.consoles), frames=ACT_FRAMES)
+            frames += ACT_FRAMES
     elapsed = time.perf_counter() - start
+    what = ("agent steps" if args.agent else "no pixels" if args.no_pixels else "pixels")
     print(f"{args.game}: {args.consoles * frames / elapsed:.0f} frames/s on one thread "
-          f"({'no pixels' if args.no_pixels else 'pixels'}); objects in {args.out}")
+          f"({what}); objects in {args.out}")
 
 
 def report(args):
@@ -250,6 +267,8 @@ def count(args):
           str(args.consoles), "--out", args.out]
     if args.no_pixels:
         me.append("--no-pixels")
+    if args.agent:
+        me.append("--agent")
     subprocess.run(me + ["--frames", "0"], env=env, check=True, stdout=subprocess.DEVNULL)
     # Building the consoles (loadROM's frames) and `run`'s warm-up are in every trace; the same
     # run with no timed frames, subtracted, leaves exactly the timed frames (the workload is
@@ -271,11 +290,12 @@ def count(args):
             if i is not None:
                 per_function[functions[i][2]] += sign * ir
                 per_offset[(functions[i][2], address - functions[i][0])] += sign * ir
-    frames = args.consoles * _frames_played(args.frames)
+    frames = args.consoles * _frames_played(args.frames, args.agent)
     print(f"{args.game}: x86 instructions per console-frame ({args.consoles} consoles x "
-          f"{_frames_played(args.frames)} frames, construction and warm-up subtracted, "
+          f"{_frames_played(args.frames, args.agent)} frames"
+          f"{' in agent steps' if args.agent else ''}, construction and warm-up subtracted, "
           "Haswell build)")
-    for name, ir in per_function.most_common(6):
+    for name, ir in per_function.most_common(args.top):
         print(f"{ir / frames:12,.0f}  {_readable(name)}")
     print(f"{sum(per_function.values()) / frames:12,.0f}  all kernel functions")
     if args.function:
@@ -295,6 +315,8 @@ def main():
         p.add_argument("--frames", type=int, default=frames, help="frames per console")
         p.add_argument("--consoles", type=int, default=consoles)
         p.add_argument("--no-pixels", action="store_true")
+        p.add_argument("--agent", action="store_true",
+                       help="AtariVectorEnv's agent steps (steady_state.AGENT_SETTINGS)")
         p.add_argument("--out", default=out)
 
     workload(sub.add_parser("run", help="play a game; run this under perf record"),
@@ -302,6 +324,7 @@ def main():
     p = sub.add_parser("count", help="instructions per frame and function, under callgrind")
     workload(p, 200, 4, None)
     p.add_argument("--cache-dir", default="/tmp/cule-count-cache")
+    p.add_argument("--top", type=int, default=6, help="functions listed")
     p.add_argument("--function", help="list the instructions of this function")
     p.add_argument("--threshold", type=float, default=100.0, help="executions per frame")
     p = sub.add_parser("report", help="attribute perf's samples")
