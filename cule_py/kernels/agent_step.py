@@ -189,19 +189,21 @@ def clear_raw(raw, cfg, env, slot):
         raw[env, slot, k] = 0
 
 
+# 2**23: a float32 in [0, 2**23) plus this is rounded to an integer, by IEEE's default rounding
+# (to nearest, ties to even); subtracting it again gives that integer exactly.
+_ROUNDING_BIAS = np.float32(8388608.0)
+
+
 @register_jitable
 def round_u8(v):
-    """Round to nearest, ties to even, clamped to 0..255 (saturate_cast<uchar> of a float)."""
-    x = np.float64(v)
-    if x <= 0.0:
+    """Round to nearest, ties to even, clamped to 0..255 (saturate_cast<uchar> of a float32).
+    Without a branch on the fraction, so that the CPU's loop over an output row vectorises."""
+    x = np.float32(v)
+    if x <= np.float32(0.0):
         return np.int32(0)
-    if x >= 255.0:
+    if x >= np.float32(255.0):
         return np.int32(255)
-    n = np.int32(x)                   # truncation: the floor of a positive number
-    d = x - np.float64(n)
-    if d > 0.5 or (d == 0.5 and (n & 1) == 1):
-        n = np.int32(n + 1)
-    return np.int32(max(0, min(255, n)))
+    return np.int32((x + _ROUNDING_BIAS) - _ROUNDING_BIAS)
 
 
 # Where a step's two screens are when its observation is made (`observe`): the newest is a
@@ -431,9 +433,12 @@ def observe_rows(fb, screen, slot, cfg, env, newest, older, fused, band, bands):
             reduced = pooled
             pooled = np.int32(pooled + 1)
         if dy != prev:
+            # The store's index unsigned: with a signed one numba fixes up negative indices
+            # byte by byte and LLVM's loop stays scalar (unsigned `out` and `k` instead cost the
+            # GPU's observation kernel 18 more registers, offline).
             out = prev * row_out
             for k in range(row_out):
-                out_slot[out + k] = round_u8(total[k])
+                out_slot[np.uint32(out + k)] = round_u8(total[k])
                 total[k] = mul_f32(beta, reduced_row[k])
             prev = dy
         else:
@@ -441,7 +446,7 @@ def observe_rows(fb, screen, slot, cfg, env, newest, older, fused, band, bands):
                 total[k] = total[k] + mul_f32(beta, reduced_row[k])
     out = prev * row_out
     for k in range(row_out):
-        out_slot[out + k] = round_u8(total[k])
+        out_slot[np.uint32(out + k)] = round_u8(total[k])
     end = height if band == bands - 1 else np.int32(ys[j_hi])      # the next band's first
     while pooled < end:
         pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused, pooled > start)
