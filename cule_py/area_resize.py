@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-__all__ = ["area_table", "resize_area", "check_supported"]
+__all__ = ["area_table", "tap_major_table", "resize_area", "check_supported"]
 
 
 def check_supported(src_h: int, src_w: int, dst_h: int, dst_w: int) -> None:
@@ -65,6 +65,24 @@ def area_table(src: int, dst: int):
             w.append(min(min(hi - last, 1.0), width) / width)
     return (np.array(d_idx, np.int32), np.array(s_idx, np.int32),
             np.array(w, np.float64).astype(np.float32))
+
+
+def tap_major_table(d_idx, s_idx, weight):
+    """area_table's triples laid out by layer: entry `layer * dst + d` is destination d's tap
+    number `layer` (each destination padded to the most taps any has, with weight 0 on source
+    0). Summed layer by layer from the first, each destination's sum is bit for bit the one in
+    table order: a padding tap adds float32 0 * pixel = +0, which changes no sum (every sum starts
+    with a real tap, so none is -0). The CPU's kernels read the x table this way."""
+    d_idx, s_idx, weight = (np.asarray(a) for a in (d_idx, s_idx, weight))
+    dst = int(d_idx.max()) + 1
+    layers = _layers(d_idx)
+    out_d = np.tile(np.arange(dst, dtype=np.int32), len(layers))
+    out_s = np.zeros(len(layers) * dst, np.int32)
+    out_w = np.zeros(len(layers) * dst, np.float32)
+    for layer, entries in enumerate(layers):
+        out_s[layer * dst + d_idx[entries]] = s_idx[entries]
+        out_w[layer * dst + d_idx[entries]] = weight[entries]
+    return out_d, out_s, out_w
 
 
 def _layers(d_idx):

@@ -54,7 +54,7 @@ from . import continuous as continuous_
 from . import palette as palette_
 from ._device import CallClock, own_sm_threads
 from ._threads import numba_threads, resolve_threads, run_on_threads
-from .area_resize import area_table, check_supported
+from .area_resize import area_table, check_supported, tap_major_table
 from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
@@ -398,7 +398,10 @@ class AtariVectorEnv(VectorEnv):
                 table = palette_.PAL_GRAY if pal else palette_.NTSC_GRAY
                 palette = np.array(table, np.uint8).reshape(256, 1)
             raw_shape = (n, 2, src_h * 160 * channels)
-            tables = [*area_table(160, img_width), *area_table(src_h, img_height)]
+            x_table = area_table(160, img_width)
+            if self._gpu is None:           # the CPU's kernels read it by layer (reduce_row)
+                x_table = tap_major_table(*x_table)
+            tables = [*x_table, *area_table(src_h, img_height)]
         self._screen_pal = pal
         # The pooled screens and the resize's rows: the kernels' alone, in tiles on the GPU.
         self._raw = b.kernel_tiles(raw_shape, np.uint8)

@@ -14,7 +14,7 @@ import pytest
 from numba import njit
 
 from cule_py import palette as P
-from cule_py.area_resize import area_table, resize_area
+from cule_py.area_resize import area_table, resize_area, tap_major_table
 from cule_py.kernels import agent_step as K
 from cule_py.kernels.structs import Screen
 
@@ -26,8 +26,15 @@ def _observe_jit(fb, screen, cfg, env, newest, older, fused):
     K.observe(fb, screen, 1, cfg, env, newest, older, fused)
 
 
+def _x_table(xd, xs, xa, fused):
+    """The x table as each side's kernels read it: by destination on the GPU (fused), by layer
+    on the CPU (AtariVectorEnv builds it so)."""
+    return (xd, xs, xa) if fused else tap_major_table(xd, xs, xa)
+
+
 def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest, older,
              fused):
+    xd, xs, xa = _x_table(xd, xs, xa, fused)
     _observe_jit(fb, Screen(palette, raw, scratch, obs, xd, xs, xa, yd, ys, ya), cfg, env,
                  newest, older, fused)
 
@@ -92,6 +99,7 @@ def _observe_bands_jit(fb, screen, cfg, env, newest, older, fused, order):
 
 def _observe_bands(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, newest,
                    older, fused, order):
+    xd, xs, xa = _x_table(xd, xs, xa, fused)
     _observe_bands_jit(fb, Screen(palette, raw, scratch, obs, xd, xs, xa, yd, ys, ya), cfg, env,
                        newest, older, fused, order)
 

@@ -343,12 +343,28 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused, above_pooled):
 
 
 @register_jitable
-def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into):
-    """Row y of raw[env, 0] reduced along x into scratch[env, into]. Each destination's taps
-    are consecutive in the table: they are summed in a register, in table order."""
+def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into, fused):
+    """Row y of raw[env, 0] reduced along x into scratch[env, into], each destination's taps
+    summed in table order. The GPU's table (`fused`, compare_while_pooling) lists each
+    destination's taps consecutively, summed in a register; the CPU's is tap-major
+    (area_resize.tap_major_table): layer by layer, each a loop over the destinations that LLVM
+    vectorises (the consecutive form's branch at each destination's end kept it scalar)."""
     base = np.uint32(y) * np.uint32(SCREEN_W) * np.uint32(ch)
     taps = np.uint32(xd.shape[0])
     pooled_row, reduced_row = raw[env, 0], scratch[env, into]   # row views (see observe)
+    if not fused:
+        width = np.uint32(xd[taps - np.uint32(1)] + 1)
+        for c in range(np.uint32(ch)):
+            for d in range(width):          # the first layer starts each sum (0 + first tap)
+                reduced_row[d * np.uint32(ch) + c] = mul_f32(
+                    np.float32(pooled_row[base + np.uint32(xs[d]) * np.uint32(ch) + c]), xa[d])
+            for at in range(width, taps, width):
+                for d in range(width):
+                    k = d * np.uint32(ch) + c
+                    reduced_row[k] = reduced_row[k] + mul_f32(
+                        np.float32(pooled_row[base + np.uint32(xs[at + d]) * np.uint32(ch) + c]),
+                        xa[at + d])
+        return
     for c in range(np.uint32(ch)):
         cell = np.uint32(xd[0])
         total = np.float32(0.0)
@@ -429,7 +445,7 @@ def observe_rows(fb, screen, slot, cfg, env, newest, older, fused, band, bands):
             if pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused,
                         pooled > start) or (
                     reduced != pooled - 1):
-                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa, 2 * band)
+                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa, 2 * band, fused)
             reduced = pooled
             pooled = np.int32(pooled + 1)
         if dy != prev:
