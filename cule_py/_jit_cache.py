@@ -47,9 +47,13 @@ def cpu_core() -> str:
 
 
 def source_fingerprint(kernel_dir: pathlib.Path = KERNEL_DIR) -> str:
-    """sha256 over every kernel source file (path and bytes), the numba version and the CPU core
-    choice (the two cores compile to different machine code from the same sources)."""
+    """sha256 over every kernel source file (path and bytes), the numba version, the CPU core
+    choice (the two cores compile to different machine code from the same sources) and the
+    package's name: numba's cache index names each function by its module, so a copy imported
+    under another name (tools/ab_builds.py's cule_0, cule_1) would find the other's index and
+    fail to unpickle it rather than miss."""
     digest = hashlib.sha256(numba.__version__.encode())
+    digest.update(__name__.partition(".")[0].encode())
     if cpu_core() != "fast":
         digest.update(cpu_core().encode())
     for path in sorted(kernel_dir.rglob("*.py")):

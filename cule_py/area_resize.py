@@ -13,8 +13,9 @@ rows are accumulated along y. The arithmetic that makes the result bit-exact:
 * the first source row of a destination row starts its sum (0 + beta*buf);
 * the result is rounded to the nearest integer, ties to even, and clamped to 0..255.
 
-`area_table(src, dst)` gives the (dst, src, weight) triples in that order; `resize_area` is the
-numpy reference the device code (cule_py/kernels/agent_step.py) is tested against.
+`area_table(src, dst)` gives the (dst, src, weight) triples in that order, `tap_major_table` the
+same by layer (each destination's k-th tap; the CPU kernels' form); `resize_area` is the numpy
+reference the device code (cule_py/kernels/agent_step.py) is tested against.
 Only downscaling with a non-integer ratio in some dimension is this path (84x84 from 210x160 or
 250x160 is); integer ratios in both dimensions and upscaling are refused.
 """

@@ -219,15 +219,16 @@ _SIMULATED_GPU = simulator_enabled()
 
 @register_jitable
 def compare_while_pooling():
-    """How pool_row reads the screens and finds a row equal to the one above. On the CPU: the
-    pixels through a uint8 view, and a second pass over the two rows; both loops LLVM
-    vectorises (fused into the pooling loop, a CPU observation took 38 -> 45 us). On the GPU,
-    where no uint8 view of the console-innermost words exists: a word (8 pixels) a load, and
-    the compare in the pooling loop itself, by the rows' source words (a second pass over the
-    pooled bytes cost about as many instructions as the horizontal pass it saves; byte by byte
-    inside the loop, ~12 SASS a pixel; tools/gpu_line_profile.py, sessions 26 and 29). numba's
-    CUDA simulator runs the GPU kernels as this Python function, so there it answers as the
-    GPU does."""
+    """How pool_row reads the screens and finds a row equal to the one above, and which x table
+    reduce_row reads. On the CPU: the row's source words against the row above's first (a
+    repeated row's pooled row is copied), else the pixels through a uint8 view and a second
+    pass over the two pooled rows (fused into the pooling loop, a CPU observation took 38 -> 45
+    us); the x table by layer (area_resize.tap_major_table). On the GPU, where no uint8 view of
+    the console-innermost words exists: a word (8 pixels) a load, and the compare in the pooling
+    loop itself, by the rows' source words (a second pass over the pooled bytes cost about as
+    many instructions as the horizontal pass it saves; byte by byte inside the loop, ~12 SASS a
+    pixel; tools/gpu_line_profile.py); the x table by destination. numba's CUDA simulator runs
+    the GPU kernels as this Python function, so there it answers as the GPU does."""
     return _SIMULATED_GPU
 
 
