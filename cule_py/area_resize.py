@@ -26,7 +26,8 @@ import math
 
 import numpy as np
 
-__all__ = ["area_table", "tap_major_table", "resize_area", "check_supported"]
+__all__ = ["area_table", "tap_major_table", "destination_major_table", "resize_area",
+           "check_supported"]
 
 
 def check_supported(src_h: int, src_w: int, dst_h: int, dst_w: int) -> None:
@@ -84,6 +85,17 @@ def tap_major_table(d_idx, s_idx, weight):
         out_s[layer * dst + d_idx[entries]] = s_idx[entries]
         out_w[layer * dst + d_idx[entries]] = weight[entries]
     return out_d, out_s, out_w
+
+
+def destination_major_table(d_idx, s_idx, weight):
+    """tap_major_table's triples back in area_table's order (the GPU kernels' form), the
+    padding taps dropped."""
+    d_idx, s_idx, weight = (np.asarray(a) for a in (d_idx, s_idx, weight))
+    dst = int(d_idx.max()) + 1
+    layers = len(d_idx) // dst
+    order = [layer * dst + d for d in range(dst) for layer in range(layers)
+             if layer == 0 or weight[layer * dst + d] != 0]
+    return d_idx[order], s_idx[order], weight[order]
 
 
 def _layers(d_idx):

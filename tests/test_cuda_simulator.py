@@ -154,6 +154,12 @@ TILING = textwrap.dedent("""
         with open(path, "wb") as f:
             pickle.dump(args, f)
 
+    # The CPU env's x table (by layer) as the GPU kernels read it (by destination).
+    def gpu_x_table(screen):
+        from cule_py.area_resize import destination_major_table
+        xd, xs, xa = destination_major_table(screen.xd, screen.xs, screen.xa)
+        return screen._replace(xd=xd, xs=xs, xa=xa)
+
     def tiled(struct, fields, n, convert):
         return struct._replace(**{name: convert(getattr(struct, name)) if n is None else
                                   convert(getattr(struct, name), n) for name in fields})
@@ -285,6 +291,8 @@ AGENT_CHILD = TILING + textwrap.dedent("""
     n = console.ram.shape[0]
     console = tiled(console, ["st"], None, to_tiles)
     screen = tiled(screen, ["raw", "scratch"], None, to_tiles)
+    cpu_x_table = screen.xd, screen.xs, screen.xa
+    screen = gpu_x_table(screen)
     args = (console, agent, cfg, action_rows, actions, screen, outputs, saved, mask)
     start = time.perf_counter()
     for _ in range(steps):
@@ -295,6 +303,7 @@ AGENT_CHILD = TILING + textwrap.dedent("""
           f"{time.perf_counter() - start:.1f} s")
     console = tiled(console, ["st"], n, from_tiles)
     screen = tiled(screen, ["raw", "scratch"], n, from_tiles)
+    screen = screen._replace(xd=cpu_x_table[0], xs=cpu_x_table[1], xa=cpu_x_table[2])
     save(sys.argv[2], (console, agent, cfg, action_rows, actions, screen, outputs, saved, mask))
 """)
 
@@ -343,6 +352,8 @@ RESET_CHILD = TILING + textwrap.dedent("""
     n = console.ram.shape[0]
     console = tiled(console, ["st"], None, to_tiles)
     screen = tiled(screen, ["raw", "scratch"], None, to_tiles)
+    cpu_x_table = screen.xd, screen.xs, screen.xa
+    screen = gpu_x_table(screen)
     # args are agent_reset_cpu's: the GPU packs the mask's consoles into lanes first
     lanes, count = np.full(n, -1, np.int32), np.zeros(1, np.int32)
     K.resetting_lanes_cuda[1, 32](op, agent, mask, lanes, count)
@@ -353,6 +364,7 @@ RESET_CHILD = TILING + textwrap.dedent("""
     print(f"simulated one reset of {n} consoles in {time.perf_counter() - start:.1f} s")
     console = tiled(console, ["st"], n, from_tiles)
     screen = tiled(screen, ["raw", "scratch"], n, from_tiles)
+    screen = screen._replace(xd=cpu_x_table[0], xs=cpu_x_table[1], xa=cpu_x_table[2])
     save(sys.argv[2], (op, console, tables, noop_mt, agent, cfg, screen, outputs, table, mask))
 """)
 
