@@ -61,7 +61,7 @@ if not HAVE_GPU:
     # numba-cuda asks the driver for the compute capability while compiling device functions.
     _cdisp.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=CC)
 
-from cule_py.kernels import cpu6507, flat_bus  # noqa: E402
+from cule_py.kernels.cpu import cpu6507, flat_bus  # noqa: E402
 
 SIGNATURE = (types.uint8[:, ::1], types.int32[:, ::1], types.int64, types.int64[::1],
              types.bool_[::1])
@@ -76,7 +76,7 @@ PC, S, A, X, Y, P = range(6)
 #   too; idempotent on the package source). Options pick bus/runner alternatives below.
 # --------------------------------------------------------------------------------------------
 VARIANTS = {
-    "package": (None, None, {}, "cule_py.kernels.flat_bus as shipped"),
+    "package": (None, None, {}, "cule_py.kernels.cpu.flat_bus as shipped"),
     "core": (None, "int32", {}, "cpu6507.py as it is (or --core-source) on the script's flat bus"),
     "mask": ("strip", "mask", {},
              "u8/u16 plain masks, nothing else narrowed: numba's int64 everywhere"),

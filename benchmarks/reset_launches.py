@@ -1,7 +1,7 @@
 """What resets cost the GPU's agent step in steady state, predicted without a GPU (issue 27).
 
 On a GPU the autoreset launch runs beside the step (NextStep: its own stream) and lasts as long
-as its slowest lane; a reset that misses the reset table (kernels/reset_snapshot) plays up to 64
+as its slowest lane; a reset that misses the reset table (kernels/ale/reset_snapshot) plays up to 64
 frames alone, one that hits copies its console from the table. How often each happens is a
 property of the table and the game, not of the device, so it is counted here on the CPU backend,
 which runs the same table code: `collect` steps cule_py's AtariVectorEnv (v5 settings, random
@@ -72,12 +72,12 @@ def classify(before: np.ndarray, after: np.ndarray, episode_frames: np.ndarray, 
 
 def collect(game: str, consoles: int, steps: int, seed: int, say, gpu_writer: bool) -> dict:
     """`gpu_writer`: the start region filled by the GPU's rule (the first console that misses
-    writes, kernels/reset_snapshot.claim_start_writer), on one thread, where it is race-free;
+    writes, kernels/ale/reset_snapshot.claim_start_writer), on one thread, where it is race-free;
     otherwise the CPU's (the writer the host names), on every core."""
     from cule_py import steady_state as S
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     from cule_py.kernels import layout as L
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
 
     env = S.make_cule_env(game, consoles, threads=1 if gpu_writer else None)
     env._first_miss_writes = gpu_writer or env._first_miss_writes

@@ -1,5 +1,5 @@
-"""What the reset table (cule_py/kernels/reset_snapshot.py) saves on the CPU: the v5 agent step in
-steady state with the table and with a table of no entries (every reset plays its 64 input-free
+"""What the reset table (cule_py/kernels/ale/reset_snapshot.py) saves on the CPU: the v5 agent step
+in steady state with the table and with a table of no entries (every reset plays its 64 input-free
 frames), same build, same settings, paired rounds in alternating order.
 
     python -m benchmarks.reset_table --game breakout --envs 16 --cores 1 --rounds 3
@@ -19,9 +19,9 @@ import sys
 import numpy as np
 
 from cule_py import steady_state as ss
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.kernels import layout as L
-from cule_py.kernels import reset_snapshot as RS
+from cule_py.kernels.ale import reset_snapshot as RS
 from cule_py.testing import machine_line, usable_cpus
 
 

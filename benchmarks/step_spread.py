@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from cule_py import _threads
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.vector import AtariVectorEnv
 
 

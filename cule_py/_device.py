@@ -120,14 +120,14 @@ class DeferredRangeCheck:
 
 class StateTiles:
     """The GPU's console state rows, stored in tiles of 32 consoles (`tiles[block, FIELD, lane]`,
-    kernels/state_tiles.py), read and written by the host as the CPU's `state[console, FIELD]`.
+    kernels/gpu/state_tiles.py), read and written by the host as the CPU's `state[console, FIELD]`.
 
     Indexing takes `[rows]` or `[rows, fields]`: rows a console index, a slice, integer indices
     or a boolean mask (host or device), fields an int or a slice. A read returns a copy, a write
     goes to the tiles. The kernels take `tiles` (GpuArrays.launch passes it)."""
 
     def __init__(self, xp, tiles, consoles: int):
-        from .kernels.state_tiles import TILE
+        from .kernels.gpu.state_tiles import TILE
 
         self.xp = xp
         self.tile = TILE
@@ -138,7 +138,7 @@ class StateTiles:
 
     def rows(self):
         """A (consoles, FIELDS) copy of every row."""
-        from .kernels.state_tiles import from_tiles
+        from .kernels.gpu.state_tiles import from_tiles
 
         return from_tiles(self.tiles, self.shape[0])
 
@@ -248,9 +248,9 @@ class GpuArrays:
 
     def tiles(self, shape, dtype):
         """A zeroed per-console array of `shape` (consoles first) in tiles of 32 consoles,
-        (blocks, ..., 32), for the kernels alone (kernels/state_tiles.py): the host cannot index
+        (blocks, ..., 32), for the kernels alone (kernels/gpu/state_tiles.py): the host cannot index
         it as (consoles, ...)."""
-        from .kernels.state_tiles import TILE, tile_count
+        from .kernels.gpu.state_tiles import TILE, tile_count
 
         return self.cupy.zeros((tile_count(shape[0]),) + tuple(shape[1:]) + (TILE,), dtype)
 

@@ -172,8 +172,8 @@ def in_cache(py_func, signature) -> bool:
 
 #: Seconds each CPU kernel took to compile cold on the 2-core development VM (AMD EPYC, numba
 #: 0.68.1, Python 3.11; tools/compile_profile.py, docs/performance-log.md "Compile time"),
-#: beside the console compiling in a second process (kernels/cpu_console.py). A kernel not
-#: listed takes a few seconds.
+#: beside the console compiling in a second process (kernels/frame_loop/cpu_console.py). A
+#: kernel not listed takes a few seconds.
 EXPECTED_SECONDS = {"drive": 12, "agent_step_cpu": 10, "agent_reset_cpu": 17,
                     "agent_observe_cpu": 5}
 

@@ -15,7 +15,7 @@ rows are accumulated along y. The arithmetic that makes the result bit-exact:
 
 `area_table(src, dst)` gives the (dst, src, weight) triples in that order, `tap_major_table` the
 same by layer (each destination's k-th tap; the CPU kernels' form); `resize_area` is the numpy
-reference the device code (cule_py/kernels/agent_step.py) is tested against.
+reference the device code (cule_py/kernels/agent/agent_step.py) is tested against.
 Only downscaling with a non-integer ratio in some dimension is this path (84x84 from 210x160 or
 250x160 is); integer ratios in both dimensions and upscaling are refused.
 """

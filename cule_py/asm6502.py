@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from .kernels import opcodes as oc
+from .kernels.cpu import opcodes as oc
 
 _OPCODE_FOR: dict[tuple[str, int], int] = {}
 for _opcode in range(256):

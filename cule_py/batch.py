@@ -2,8 +2,8 @@
 (with the game's mode selection and starting actions), and one frame per action, for joystick
 and paddle games. The engine under `cule_py.AtariEmulator`.
 
-Status: the cartridge schemes in `kernels.cart.SCHEME_IDS` (every scheme ALE's games use, and
-F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inexactly.
+Status: the cartridge schemes in `kernels.cartridges.cart.SCHEME_IDS` (every scheme ALE's games
+use, and F4, F4SC, FA, E7, 3F, UA); others are refused with an error rather than run inexactly.
 
 Backends: device="cpu" keeps every array in host memory, console-major, and runs the numba CPU
 entry (`environment.drive`) on all cores; device="cuda[:N]" keeps them in GPU memory (cupy),
@@ -31,13 +31,15 @@ from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
 from ._threads import resolve_threads, run_on_threads
-from .kernels import cart, cpu_console
+from .kernels.cartridges import cart
+from .kernels.frame_loop import cpu_console
 from .kernels.cpu_workers import claim_counter
 from .kernels.structs import Console, ResetTables
-from .kernels import environment as env_kernel
-from .kernels import game_logic, mt19937, tia_sound
+from .kernels.ale import environment as env_kernel
+from .kernels.ale import game_logic, mt19937
+from .kernels.tia import tia_sound
 from .kernels import layout as L
-from .kernels.warp_schedule import SCHEDULES
+from .kernels.gpu.warp_schedule import SCHEDULES
 
 SYSTEM_RNG_SEED = 4753849
 _SYSTEM_RNG_DRAWS = 1 << 16
@@ -82,7 +84,7 @@ def system_rng_stream(draws: int = _SYSTEM_RNG_DRAWS) -> np.ndarray:
 
 
 def gpu_schedule() -> int:
-    """How the GPU's warps schedule their lanes (kernels/warp_schedule.py), from
+    """How the GPU's warps schedule their lanes (kernels/gpu/warp_schedule.py), from
     `CULE_PY_GPU_SCHEDULE`: scanline (the default), min_pc or free. Results are the same under
     each; only the GPU's speed differs (scanline measured fastest overall on an H200,
     benchmarks/RESULTS.md, 2026-11-27). The CPU backend ignores it."""
@@ -91,9 +93,9 @@ def gpu_schedule() -> int:
 
 def gpu_draw_at_wsync() -> int:
     """Whether the decoded core (the GPU's 6507) draws the picture up to each WSYNC, from
-    `CULE_PY_GPU_DRAW_AT_WSYNC`: 1 (the default) or 0. The pictures are the same either way;
-    drawing there keeps a warp's lanes drawing the same line (kernels/tia.py `write`). On the CPU
-    the fast path makes plain WSYNC stores inline without drawing; only the WSYNCs that reach
+    `CULE_PY_GPU_DRAW_AT_WSYNC`: 1 (the default) or 0. The pictures are the same either way; drawing
+    there keeps a warp's lanes drawing the same line (kernels/tia/tia.py `write`). On the CPU the
+    fast path makes plain WSYNC stores inline without drawing; only the WSYNCs that reach
     `tia.write` (3F and UA cartridges, or an instruction handed to the decoded core) follow this."""
     return int(settings.GPU_DRAW_AT_WSYNC.value())
 
@@ -112,7 +114,7 @@ def gpu_reset_blocks() -> str:
     return settings.GPU_RESET_BLOCKS.value()
 
 
-#: The register budgets the agent step's GPU kernel is compiled with (kernels/agent_step.py).
+#: The register budgets the agent step's GPU kernel is compiled with (kernels/agent/agent_step.py).
 STEP_REGISTERS = tuple(int(n) for n in settings.GPU_STEP_REGISTERS.choices)
 
 
@@ -138,7 +140,7 @@ class ConsoleBatch:
     max_num_frames_per_episode: ALE's truncation budget in act frames (0: none).
     device:     "cpu", "cuda" or "cuda:N" (see the module doc).
     sound:      run the sound generator at the end of each act frame (ALE's sound_obs;
-                kernels/tia_sound.py); off, it costs one test a frame.
+                kernels/tia/tia_sound.py); off, it costs one test a frame.
     """
 
     def __init__(self, game, num_envs: int, mode: int | None = None,
@@ -184,7 +186,7 @@ class ConsoleBatch:
         self.memory = zeros((n, 128 + cart.ram_bytes(self.scheme)), np.uint8)
         self.ram = self.memory[:, :128]
         self.cart_ram = self.memory[:, 128:]
-        # 8 pixels a uint64 word (kernels/frame_buffer.py); screen() and screens_rgb() read them
+        # 8 pixels a uint64 word (kernels/tia/frame_buffer.py); screen() and screens_rgb() read them
         # as pixels.
         self.frame_buffers = zeros((n,) + L.FRAME_BUFFER_SHAPE, L.FRAME_BUFFER_DTYPE)
         self.logic = zeros((n, game_logic.LOGIC_FIELDS), np.int32)
@@ -226,7 +228,8 @@ class ConsoleBatch:
         """Compile (or load) the kernels, then power the consoles on. On the CPU the kernels are
         compiled first, `kernels_ahead` (pairs of a CPU kernel and its arguments) with the
         environment kernel, while the console compiles in a second process
-        (kernels/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the caller."""
+        (kernels/frame_loop/cpu_console.py). ConsoleBatch(power_on=False) leaves this to the
+        caller."""
         if self.gpu is None:
             cpu_console.compile_ahead([
                 (env_kernel.drive, (*self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
@@ -314,7 +317,7 @@ class ConsoleBatch:
         # 128 RAM draws, then the RIOT constructor's timer draw (overwritten by the next reset).
         st[rows] = 0
         st[where, L.SYSTEM_RNG_POSITION] = 129
-        # ALE's loadROM makes its sound object anew; no reset touches it (kernels/tia_sound.py).
+        # ALE's loadROM makes its sound object anew; no reset touches it (kernels/tia/tia_sound.py).
         for field, value in zip(tia_sound.SOUND_FIELDS, tia_sound.SOUND_AT_START):
             st[where, field] = value
         st[where, L.GPU_SCHEDULE] = gpu_schedule()
@@ -450,7 +453,7 @@ class ConsoleBatch:
                                f"presses")
 
     def _inputs(self, difficulty) -> np.ndarray:
-        """inputs[switches, row, field] for the environment kernel (see kernels/environment.py)."""
+        """inputs[switches, row, field] for the environment kernel (kernels/ale/environment.py)."""
         table = self._input_tables.get(difficulty)
         if table is not None:
             return table

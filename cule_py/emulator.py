@@ -27,7 +27,7 @@ from .batch import ConsoleBatch
 from .games import Game
 from .roms import load_rom
 from .kernels import layout as L
-from .kernels import tia_sound
+from .kernels.tia import tia_sound
 
 __all__ = ["AtariEmulator", "EmulatorState"]
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _device
-from .kernels import cpu6507
+from .kernels.cpu import cpu6507
 
 __all__ = ["run", "REGISTER_NAMES", "MODELS"]
 
@@ -106,7 +106,7 @@ def _run_cpu(memory, registers, instructions, model_id, halted):
     _check_register_ranges(registers)
     if not memory.flags.writeable or not registers.flags.writeable:
         raise ValueError("memory and registers must be writeable (they are updated in place)")
-    from .kernels import flat_bus
+    from .kernels.cpu import flat_bus
 
     cycles = np.zeros(machines, np.int64)
     if machines:
@@ -116,7 +116,7 @@ def _run_cpu(memory, registers, instructions, model_id, halted):
 
 def _run_cuda(memory, registers, instructions, model_id, halted, device_index):
     cuda = _device.require_cuda(device_index)
-    from .kernels import flat_bus
+    from .kernels.cpu import flat_bus
 
     on_host = isinstance(memory, np.ndarray)
     if on_host != isinstance(registers, np.ndarray):

@@ -30,7 +30,7 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from . import continuous as continuous_
 from ._device import gpu_available, parse_device, require_cuda
 from .emulator import AtariEmulator, EmulatorState
-from .kernels import tia_sound
+from .kernels.tia import tia_sound
 from .errors import (ActionOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
                      UnknownEnvIdError)
 from .games import Action

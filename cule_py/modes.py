@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .games import Action
-from .kernels.environment import (MAX_ACTS_AFTER, MAX_MENU_ITEMS, MENU_COLUMNS, S_ACT_AFTER,
+from .kernels.ale.environment import (MAX_ACTS_AFTER, MAX_MENU_ITEMS, MENU_COLUMNS, S_ACT_AFTER,
                                   S_ACTIVE, S_ACTS_AFTER, S_ALSO_RAM, S_ALSO_VALUE, S_CUBE,
                                   S_CUBE_RAM, S_FRAMES, S_MAX_PRESSES, S_MENU, S_MENU_CURSOR,
                                   S_MENU_ITEMS, S_MENU_OPTIONS, S_NOOP_AFTER_PRESS, S_NOOPS_FIRST,

@@ -54,7 +54,7 @@ PORTABLE_CACHE = Setting(
     "(setup.py).", "packagers")
 GPU_SCHEDULE = Setting(
     "CULE_PY_GPU_SCHEDULE", "scanline", ("scanline", "min_pc", "free"),
-    "How a warp's lanes are scheduled (kernels/warp_schedule.py); scanline measured fastest on "
+    "How a warp's lanes are scheduled (kernels/gpu/warp_schedule.py); scanline measured fastest on "
     "an H200.", "developers")
 GPU_DRAW_AT_WSYNC = Setting(
     "CULE_PY_GPU_DRAW_AT_WSYNC", "1", ("1", "0"),

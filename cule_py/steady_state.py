@@ -129,7 +129,7 @@ class SteadyStateResult:
     warmup_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     continued_from: str | None = None   # label of the measurement this one went on from
-    # cule_py only: where the timed windows' resets came from (kernels/reset_snapshot):
+    # cule_py only: where the timed windows' resets came from (kernels/ale/reset_snapshot):
     # {"start": reset_games from the table's start region, "tail": fire/noop tails from the
     # table, "tail_by_origin": of those without a compare, "tail_direct": of those by index}
     reset_sources: dict | None = None
@@ -247,7 +247,7 @@ def _frameskip_of(env) -> int:
     """cule_py's fixed frameskip from its config; AGENT_SETTINGS' for other envs."""
     cfg = getattr(env, "_cfg", None)
     if cfg is not None:
-        from .kernels import agent_step as K
+        from .kernels.agent import agent_step as K
 
         host = np.asarray(env._batch.host(cfg))
         lo, hi = int(host[K.C_SKIP_LO]), int(host[K.C_SKIP_HI])
@@ -464,7 +464,7 @@ def _reset_sources(env) -> dict | None:
     agent = getattr(env, "_agent", None)
     if agent is None:
         return None
-    from .kernels import agent_step as K
+    from .kernels.agent import agent_step as K
 
     counts = env._batch.host(agent).astype(np.int64).sum(axis=0)
     return {"start": int(counts[K.A_TABLE_RESETS]), "tail": int(counts[K.A_TAIL_RESETS]),

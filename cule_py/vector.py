@@ -30,7 +30,7 @@ and "_episode" after every step, "r" the unclipped score, computed in the kernel
 work on the GPU), and `render_mode="rgb_array"` (`render()`: each console's last frame, for
 gymnasium's vector RecordVideo; `render_frames(consoles)` on the env's device).
 
-A step is one kernel call (cule_py/kernels/agent_step.py) and, when a console resets, a second
+A step is one kernel call (cule_py/kernels/agent/agent_step.py) and, when a console resets, a second
 one for the resets; a reset is one call. On device="cuda" the step's observations are a third,
 a thread per console and band of output rows (`observation_bands`), and the step and reset
 launches are always made (the reset kernel returns at once for consoles that do not reset),
@@ -59,11 +59,11 @@ from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
                      InvalidArgumentTypeError)
 from .games import Action
-from .kernels import agent_step as K
+from .kernels.agent import agent_step as K
 from .kernels.cpu_workers import claim_counter
 from .kernels import layout as L
-from .kernels import mt19937
-from .kernels import reset_snapshot
+from .kernels.ale import mt19937
+from .kernels.ale import reset_snapshot
 from .kernels.structs import Outputs, ResetTable, Saved, Screen
 
 __all__ = ["AtariVectorEnv", "NEXT_STEP", "SAME_STEP", "DISABLED"]
@@ -275,7 +275,7 @@ class AtariVectorEnv(VectorEnv):
         frame_shape = ((128,) if obs_type == "ram" else (img_height, img_width, 3)
                        if obs_type == "rgb" else (img_height, img_width))
         # Observation bands (C_OBS_BANDS): on the GPU the step kernel cannot make observations
-        # (kernels/agent_step.observe_in_step); RAM observations are one band's work.
+        # (kernels/agent/agent_step.observe_in_step); RAM observations are one band's work.
         bands = (int(observation_bands) if observation_bands is not None
                  else 0 if b.gpu is None else OBSERVATION_BANDS_GPU)
         if b.gpu is not None and bands == 0:
@@ -312,12 +312,13 @@ class AtariVectorEnv(VectorEnv):
         self._cfg_host = cfg
         self._cfg = b.to_device(cfg)
         self._action_rows = b.to_device(self._action_rows)
-        # The step's snapshot of each console (kernels/agent_step, lazy drawing).
+        # The step's snapshot of each console (kernels/agent/agent_step, lazy drawing).
         self._saved = Saved(st=b.zeros(b.state.shape, np.int32),
                             ram=b.zeros(b.memory.shape, np.uint8),
                             logic=b.zeros(b.logic.shape, np.int32))
         self._agent = b.zeros((n, K.AGENT_FIELDS), np.int32)
-        # reset_game's input-free frames, played once per distinct state (kernels/reset_snapshot)
+        # reset_game's input-free frames, played once per distinct state
+        # (kernels/ale/reset_snapshot)
         self._reset_table = reset_snapshot.empty_table(
             b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
             L.FRAME_BUFFER_SHAPE, self.xp, zeros=b.zeros)
@@ -516,7 +517,7 @@ class AtariVectorEnv(VectorEnv):
 
     @property
     def _reset_table(self) -> ResetTable:
-        """The reset_snapshot table (kernels/reset_snapshot.empty_table)."""
+        """The reset_snapshot table (kernels/ale/reset_snapshot.empty_table)."""
         return self._table_arrays
 
     @_reset_table.setter

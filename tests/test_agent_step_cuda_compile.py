@@ -1,7 +1,7 @@
-"""The agent step's CUDA kernels (cule_py.kernels.agent_step.agent_step_cuda: the whole console,
-ALE's act, preprocessing; agent_reset_cuda: reset_game, fire, noops) compile for sm_90a without a
-GPU and link to a cubin; registers, spills and the stack frame are printed and checked against
-their caps (tools/gpu_model.py, CAPS: a kernel may not use more registers nor spill more).
+"""The agent step's CUDA kernels (cule_py.kernels.agent.agent_step.agent_step_cuda: the whole
+console, ALE's act, preprocessing; agent_reset_cuda: reset_game, fire, noops) compile for sm_90a
+without a GPU and link to a cubin; registers, spills and the stack frame are printed and checked
+against their caps (tools/gpu_model.py, CAPS: a kernel may not use more registers nor spill more).
 
 They are compiled as the GPU backend compiles them (tools/gpu_model.compiled_kernel:
 numba-cuda's kernel path, link-time optimisation, the launch types of a GPU batch with numpy
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
     pytest.skip("the CUDA simulator cannot compile PTX", allow_module_level=True)
 
+import cule_py.kernels  # noqa: E402
 from tools import gpu_model as G  # noqa: E402
 
 pytestmark = [pytest.mark.cuda, pytest.mark.slow]
@@ -29,6 +31,8 @@ from test_cuda_compile import _nvvm_missing_reason  # noqa: E402
 
 # The step and its capped twins from one compile (gpu_model.CAPPED_STEPS says why).
 _STEP_GROUP = ("step", *G.CAPPED_STEPS)
+KERNELS = pathlib.Path(cule_py.kernels.__file__).resolve().parent
+FOLDERS = {p.name for p in KERNELS.iterdir() if (p / "__init__.py").is_file()}
 
 
 @functools.cache
@@ -58,18 +62,23 @@ def test_agent_kernels_compile_within_caps(which, capsys):
     if which in G.CAPPED_STEPS:
         # Its row is the step's compile linked under the cap: true while the kernel is the
         # step's body with that max_registers.
-        from cule_py.kernels import agent_step
+        from cule_py.kernels.agent import agent_step
         kernel = getattr(agent_step, G.KERNELS[which])
         assert kernel.targetoptions.get("max_registers") == G.CAPPED_STEPS[which]
         assert kernel.py_func.__code__.co_code == agent_step.agent_step_cuda.py_func.__code__.co_code
     if G.find_nvdisasm():
-        # One copy of the console however many places run frames (kernels/outlining.py): NVVM
-        # inlined it at every site of the reset kernel before, 13.8 MB of PTX and 10 minutes.
-        # The observation's kernel holds none of the console.
+        # One copy of the console however many places run frames
+        # (kernels/frame_loop/outlining.py): NVVM inlined it at every site of the reset kernel
+        # before, 13.8 MB of PTX and 10 minutes. The observation's kernel holds none of the console.
         names = [G._short(f) for f in row["functions"]]
+        # Symbols name kernel modules without their folder (kernels/gpu/cuda_compile.py), so
+        # the code is that of the one-folder layout the caps were set on.
+        foldered = [f for f in row["functions"] if f.startswith("cule_py.kernels.")
+                    and f.split(".")[2] in FOLDERS]
+        assert foldered == [], foldered[:5]
         for helper in ("run_console_frames", "device_read", "device_write", "banked_read"):
             assert names.count(helper) == (0 if which in ("observe", "lanes") else 1), (
                 helper, sorted(names))
-        # No product fused into an addition (kernels/exact_float.py): the resize's 14 FMAs made
-        # the GPU's observations differ from ale-py's in the first GPU run.
+        # No product fused into an addition (kernels/agent/exact_float.py): the resize's 14 FMAs
+        # made the GPU's observations differ from ale-py's in the first GPU run.
         assert row["fused_float32_products"] == 0, row["fused_multiply_adds"]

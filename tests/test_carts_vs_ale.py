@@ -26,7 +26,7 @@ from marks import slow_except  # noqa: E402
 
 from cule_py import roms  # noqa: E402
 from cule_py.batch import ConsoleBatch  # noqa: E402
-from cule_py.kernels import cart  # noqa: E402
+from cule_py.kernels.cartridges import cart  # noqa: E402
 from cule_py.testing import ale_twin, play_batch  # noqa: E402
 
 pytestmark = pytest.mark.live_ale

@@ -1,5 +1,5 @@
-"""The CPU backend's fast path through the 6507 (kernels/console_fast_path.py) against the decoded
-core, one instruction at a time on the real 2600 bus.
+"""The CPU backend's fast path through the 6507 (kernels/frame_loop/console_fast_path.py) against
+the decoded core, one instruction at a time on the real 2600 bus.
 
 Every opcode with a fast copy runs from many random machine states (registers, RAM, operands
 aimed at RAM, ROM, the TIA, the RIOT, hotspots and cartridge RAM, stacks on both sides of $80),
@@ -24,12 +24,12 @@ from numba import njit
 import cule_py
 from cule_py import roms
 from cule_py.batch import ConsoleBatch
-from cule_py.kernels import cart
-from cule_py.kernels import bus as con
-from cule_py.kernels import console_fast_path as fast
+from cule_py.kernels.cartridges import cart
+from cule_py.kernels.frame_loop import bus as con
+from cule_py.kernels.frame_loop import console_fast_path as fast
 from cule_py.kernels import layout as L
-from cule_py.kernels import opcodes as oc
-from cule_py.kernels import tia
+from cule_py.kernels.cpu import opcodes as oc
+from cule_py.kernels.tia import tia
 
 from cart_programs import BUILDERS
 

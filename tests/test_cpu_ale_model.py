@@ -34,9 +34,10 @@ from numba.extending import register_jitable
 
 from cule_py import flat6502
 from cule_py.asm6502 import assemble, to_image
-from cule_py.kernels import cpu6507, riot
+from cule_py.kernels.cpu import cpu6507
+from cule_py.kernels.riot import riot
 from cule_py.kernels import layout as L
-from cule_py.kernels.opcodes import JAM_OPCODES
+from cule_py.kernels.cpu.opcodes import JAM_OPCODES
 from cule_py.testing import ale_twin
 
 pytest.importorskip("ale_py")

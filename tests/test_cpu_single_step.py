@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 import single_step
 from cule_py import flat6502
-from cule_py.kernels import opcodes
+from cule_py.kernels.cpu import opcodes
 
 # The suite's multi-byte NOPs with absolute addressing list 3 cycles (0C) and a flat 4 cycles
 # (xC abs,X), a known erratum of the suite (SingleStepTests/ProcessorTests issue #46). The chip

@@ -1,4 +1,5 @@
-"""Every CUDA kernel of cule_py.kernels.flat_bus compiles to PTX for sm_90, with or without a GPU.
+"""Every CUDA kernel of cule_py.kernels.cpu.flat_bus compiles to PTX for sm_90, with or without a
+GPU.
 
 The CUDA simulator type-checks nothing, so this is the test that catches typing and lowering errors
 in the CUDA path on a GPU-less CI. Without a GPU the one driver query numba-cuda makes while
@@ -25,7 +26,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
 from numba import cuda, types  # noqa: E402
 from numba.cuda.dispatcher import CUDADispatcher  # noqa: E402
 
-from cule_py.kernels import flat_bus  # noqa: E402
+from cule_py.kernels.cpu import flat_bus  # noqa: E402
 
 pytestmark = pytest.mark.cuda
 
@@ -169,7 +170,7 @@ def _ptx(function, signature, cc=CC) -> str:
 
 
 def test_warp_minimum_is_one_redux_where_the_gpu_has_it():
-    """The scheduled loop's warp minimum (kernels/warp_schedule.py): one redux.sync from sm_80
+    """The scheduled loop's warp minimum (kernels/gpu/warp_schedule.py): one redux.sync from sm_80
     on, the shuffle butterfly before it, chosen by NVVM's __nvvm_reflect("__CUDA_ARCH") so
     that older GPUs never see an instruction they cannot assemble."""
     reason = _nvvm_missing_reason()
@@ -177,7 +178,7 @@ def test_warp_minimum_is_one_redux_where_the_gpu_has_it():
         pytest.skip(reason)
     import numpy as np
 
-    from cule_py.kernels import warp_schedule as W
+    from cule_py.kernels.gpu import warp_schedule as W
 
     def minimum(values, out):
         lane = cuda.threadIdx.x
@@ -194,14 +195,14 @@ def test_warp_minimum_is_one_redux_where_the_gpu_has_it():
 
 def test_reset_table_tail_claims_entries_atomically_on_the_gpu():
     """On the CPU only the launch's named writer claims a tail entry; on the GPU every lane
-    that misses may (kernels/reset_snapshot.py), which is only safe through an atomic add: the
+    that misses may (kernels/ale/reset_snapshot.py), which is only safe through an atomic add: the
     CUDA overload must be the one compiled."""
     reason = _nvvm_missing_reason()
     if reason:
         pytest.skip(reason)
     import numpy as np
 
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
 
     def claim(table, out):
         out[0] = RS.claim_tail_entry(table, np.int32(10), np.int32(3))
@@ -224,7 +225,7 @@ def test_reset_table_start_writer_is_the_first_miss_on_the_gpu():
         pytest.skip(reason)
     import numpy as np
 
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
     from cule_py.kernels.structs import ResetTable
 
     def claim(table, out):

@@ -27,7 +27,7 @@ import cule_py
 import cule_py.flat6502 as flat
 from cule_py._threads import run_on_threads
 from cule_py.asm6502 import assemble
-from cule_py.kernels import opcodes as oc
+from cule_py.kernels.cpu import opcodes as oc
 
 # The simulator interprets every instruction in Python, in child processes: minutes.
 pytestmark = [pytest.mark.cuda, pytest.mark.slow]
@@ -144,7 +144,7 @@ def _assert_same_arrays(simulated, ours) -> None:
 # work rows in tiles), and back.
 TILING = textwrap.dedent("""
     import pickle
-    from cule_py.kernels.state_tiles import from_tiles, to_tiles
+    from cule_py.kernels.gpu.state_tiles import from_tiles, to_tiles
 
     def load(path):
         with open(path, "rb") as f:
@@ -230,8 +230,8 @@ CONSOLE_CHILD = textwrap.dedent("""
     import sys, time
     import numpy as np
     from numba import cuda
-    from cule_py.kernels import console as K
-    from cule_py.kernels.state_tiles import from_tiles, to_tiles
+    from cule_py.kernels.frame_loop import console as K
+    from cule_py.kernels.gpu.state_tiles import from_tiles, to_tiles
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
@@ -249,7 +249,7 @@ CONSOLE_CHILD = textwrap.dedent("""
 
 def test_simulated_console_kernel_matches_cpu(tmp_path):
     from cule_py.batch import ConsoleBatch
-    from cule_py.kernels import environment as env_kernel
+    from cule_py.kernels.ale import environment as env_kernel
 
     consoles = ConsoleBatch(CONSOLE_GAME, 2)
     actions = [int(a) for a in consoles.game.minimal_actions]
@@ -283,7 +283,7 @@ AGENT_STEPS = 2
 AGENT_CHILD = TILING + textwrap.dedent("""
     import sys, time
     from numba import cuda
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     args, steps, bands = load(sys.argv[1])
@@ -309,7 +309,7 @@ AGENT_CHILD = TILING + textwrap.dedent("""
 
 
 def test_simulated_agent_step_kernels_match_cpu(tmp_path):
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     from cule_py.vector import OBSERVATION_BANDS_GPU, AtariVectorEnv
 
     env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, seed=4,
@@ -345,7 +345,7 @@ RESET_CHILD = TILING + textwrap.dedent("""
     import sys, time
     import numpy as np
     from numba import cuda
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     assert cuda.is_available() and cuda.to_device.__module__.startswith("numba.cuda.simulator")
     op, console, tables, noop_mt, agent, cfg, screen, outputs, table, mask = load(sys.argv[1])
@@ -373,7 +373,7 @@ def _reset_env(**table):
     """`table`: empty_table's direct-region options (direct_origins=0: no direct tails, so that
     the tail region fills)."""
     from cule_py.kernels import layout as L
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
     from cule_py.vector import AtariVectorEnv
 
     env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
@@ -392,9 +392,9 @@ def _reset_env(**table):
 def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     """warm: the tails from the direct region; emptied: a table with no direct region and its
     tail region emptied, so that every console misses the tail and claims an entry."""
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     from cule_py.kernels import layout as L
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
     from cule_py.testing import machine_difference
 
     env = _reset_env() if tail == "warm" else _reset_env(direct_origins=0)
@@ -463,9 +463,9 @@ def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
     open_launch's first_miss_writes): two consoles reset from an empty table under the
     simulator give what the CPU gives, exactly one start entry is written, and that entry,
     as the only one a CPU env may read, serves its resets exactly."""
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     from cule_py.kernels import layout as L
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.ale import reset_snapshot as RS
     from cule_py.testing import machine_difference
     from cule_py.vector import AtariVectorEnv
 
@@ -516,7 +516,7 @@ def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
 LANES_CHILD = textwrap.dedent("""
     import sys
     import numpy as np
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     d = dict(np.load(sys.argv[1]))
     out = {}
@@ -533,7 +533,7 @@ def test_simulated_reset_lanes_pack_the_resetting_consoles(tmp_path):
     """resetting_lanes_cuda (on 4 blocks, 100 consoles): the first count lanes name each console
     the reset launch resets once (OP_RESET: the mask's; OP_AUTORESET: those of the mask the step
     marked), and no lane after them is written."""
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     rng = np.random.default_rng(30)
     mask = rng.random(100) < 0.3
@@ -554,7 +554,7 @@ def test_simulated_reset_lanes_pack_the_resetting_consoles(tmp_path):
 
 FILL_CHILD = TILING + textwrap.dedent("""
     import sys, time
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     console, cfg, table = load(sys.argv[1])
     start = time.perf_counter()
@@ -569,8 +569,8 @@ def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
     a Breakout table (one origin, FIRE runs 0 and 1: two lanes of 31 acts, the simulator's
     budget) played again from empty; every table array must come out the same, and as the CPU
     played them in the env's resets before."""
-    from cule_py.kernels import agent_step as K
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.agent import agent_step as K
+    from cule_py.kernels.ale import reset_snapshot as RS
 
     env = _reset_env(direct_origins=1, direct_fires=1)
     table = env._reset_table[-1]

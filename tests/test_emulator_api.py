@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cule_py import AtariEmulator, EmulatorState
-from cule_py.kernels import mt19937
+from cule_py.kernels.ale import mt19937
 from cule_py.testing import ale_twin
 
 

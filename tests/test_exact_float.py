@@ -1,4 +1,4 @@
-"""Products rounded once, never fused into a multiply-add (kernels/exact_float.py).
+"""Products rounded once, never fused into a multiply-add (kernels/agent/exact_float.py).
 
 The first GPU run of the agent step gave observations that differed from the CPU's in 9 of 10
 games, while the emulator was exact: NVVM had fused the area resize's multiply and add into
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cule_py.kernels.agent_step import compare_while_pooling, observe
-from cule_py.kernels.exact_float import mul_f32
+from cule_py.kernels.agent.agent_step import compare_while_pooling, observe
+from cule_py.kernels.agent.exact_float import mul_f32
 from cule_py.kernels.structs import Screen
 
 rng = np.random.default_rng(2600)

@@ -15,7 +15,7 @@ from cule_py import _jit_cache
 PROBE = """
 import numpy as np
 from cule_py import _jit_cache
-from cule_py.kernels import mt19937
+from cule_py.kernels.ale import mt19937
 seeded = _jit_cache.seed_from_portable(*[__import__("pathlib").Path(p) for p in {source!r}])
 mt = np.zeros((2, mt19937.MT_WORDS + 1), np.uint32)
 mt19937.seed_generators(mt, np.array([5, 7], np.uint32), np.ones(2, np.bool_))

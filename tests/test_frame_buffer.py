@@ -1,4 +1,4 @@
-"""The frame buffers hold 8 pixels a uint64 word (kernels/frame_buffer.py). The TIA's stores
+"""The frame buffers hold 8 pixels a uint64 word (kernels/tia/frame_buffer.py). The TIA's stores
 (whole blocks, a run in one colour, a block's part as a read-modify-write), the grey-out and the
 pixel read, against numpy on the same bytes: every start and stop of a row, so both ragged ends
 and runs inside one block are covered."""
@@ -6,7 +6,7 @@ and runs inside one block are covered."""
 import numpy as np
 from numba import njit
 
-from cule_py.kernels import frame_buffer as F
+from cule_py.kernels.tia import frame_buffer as F
 
 
 @njit(cache=False)

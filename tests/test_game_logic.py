@@ -1,4 +1,4 @@
-"""The per-game reward/terminal/lives logic (cule_py.kernels.game_logic) against ale-py, live.
+"""The per-game reward/terminal/lives logic (cule_py.kernels.ale.game_logic) against ale-py, live.
 
 For every game with logic: drive ale-py with seeded random actions from the minimal set (each held
 1-8 frames, repeat_action_probability 0), reset_game() at game over and at a few random times,
@@ -33,7 +33,7 @@ ale_py = pytest.importorskip("ale_py")
 from marks import slow_except  # noqa: E402
 
 from cule_py import games  # noqa: E402
-from cule_py.kernels import game_logic as gl  # noqa: E402
+from cule_py.kernels.ale import game_logic as gl  # noqa: E402
 from cule_py.testing import ale_twin  # noqa: E402
 
 # The games the console issue tests first (2K/4K ROMs), checked longer.

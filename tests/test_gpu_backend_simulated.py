@@ -94,7 +94,7 @@ PARTS = {
     # AtariVectorEnv: seeded reset (power-on, noops, fire), steps, a truncation and NextStep's
     # autoreset beside the step, its blocks sized as for 2 consoles on an H100 (own_sm_threads:
     # the simulator has no SMs or registers to ask).
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     kw = dict(repeat_action_probability=0.25, noop_max=3, max_num_frames_per_episode=8)
     g = AtariVectorEnv("pong", 2, device="cuda", **kw)
     c = AtariVectorEnv("pong", 2, device="cpu", **kw)
@@ -128,7 +128,7 @@ PARTS = {
     # Asynchronous batches (the GPU's send path with console ids), episode statistics, render;
     # the step kernel capped at 128 registers (the simulator ignores the cap, not the launch).
     import os
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     kw = dict(batch_size=1, episode_statistics=True, noop_max=0, render_mode="rgb_array",
               max_num_frames_per_episode=8)
     os.environ["CULE_PY_GPU_STEP_REGISTERS"] = "128"

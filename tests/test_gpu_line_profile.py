@@ -74,11 +74,12 @@ def test_sass_is_charged_to_the_innermost_line_per_inlined_copy():
 
 def test_estimate_multiplies_runs_by_sass_per_copy():
     kernels = str(glp.KERNEL_DIR)
-    counts = {"frames": 2, "lines": {f"{kernels}/tia.py:10": 6, f"{kernels}/tia.py:11": 2}}
-    sass = {"lines": {f"{kernels}/tia.py:10": {"sass": 8, "copies": 2, "spill": 0}}}
+    counts = {"frames": 2,
+              "lines": {f"{kernels}/tia/tia.py:10": 6, f"{kernels}/tia/tia.py:11": 2}}
+    sass = {"lines": {f"{kernels}/tia/tia.py:10": {"sass": 8, "copies": 2, "spill": 0}}}
     result = glp.estimate(counts, sass)
     assert result["total"] == pytest.approx(3 * 4)               # 3 runs a frame x 4 SASS
-    assert result["by_file"] == {"tia.py": pytest.approx(12), "warp_schedule.py": 0}
+    assert result["by_file"] == {"tia/tia.py": pytest.approx(12), "gpu/warp_schedule.py": 0}
     assert result["line_executions_without_sass"] == pytest.approx(1)
 
 
@@ -96,15 +97,16 @@ def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     # ncu on an H100 (older kernels): 2.7 M a console-frame for the agent step; the estimate
     # runs loops without unrolling and counts the same frames on other consoles
     assert 1.5e6 < result["total"] < 5e6, result["total"]
-    assert {"agent_step.py", "render.py", "cpu6507.py", "tia.py"} <= set(result["by_file"])
+    assert {"agent/agent_step.py", "tia/render.py", "cpu/cpu6507.py", "tia/tia.py"} <= set(
+        result["by_file"])
     for row in result["rows"][:20]:
-        if row["line"] == "warp_schedule.py:loop":
+        if row["line"] == "gpu/warp_schedule.py:loop":
             continue                                # the GPU's loop, charged per instruction
         path, line = row["line"].rsplit(":", 1)
         assert (glp.KERNEL_DIR / path).exists() and glp.source_text(row["line"]), row
     # the GPU's console loop (warp_schedule), which the simulator replaces by the free loop, is
     # charged once per 6507 instruction
-    loop = next(r for r in result["rows"] if r["line"] == "warp_schedule.py:loop")
+    loop = next(r for r in result["rows"] if r["line"] == "gpu/warp_schedule.py:loop")
     assert loop["per_frame"] > 1000 and loop["sass_per_copy"] > 20
 
 
@@ -115,14 +117,14 @@ def _records(lanes, lines):
 
 def test_warp_cost_issues_each_round_as_its_busiest_lane():
     kernels = str(glp.KERNEL_DIR)
-    sass = {"lines": {f"{kernels}/tia.py:10": {"sass": 2, "copies": 1, "spill": 0}}}
-    lines = {0: "tia.py:10"}
+    sass = {"lines": {f"{kernels}/tia/tia.py:10": {"sass": 2, "copies": 1, "spill": 0}}}
+    lines = {0: "tia/tia.py:10"}
     # two lanes at the same key: one round, the warp runs the line 3 times (lane 0's count)
     together = glp.warp_cost(_records([[(5, ((0, 3),))], [(5, ((0, 1),))]], lines), sass)
     assert together["rounds"] == 1 and together["lanes_per_round"] == 2
     assert together["warp_identical"] == pytest.approx((3 + 1) * 2 / 2)
     assert together["warp_scanline"] == pytest.approx(3 * 2)
-    assert together["divergence_by_line"] == {"tia.py:10": pytest.approx((3 - 1) * 2 / 2)}
+    assert together["divergence_by_line"] == {"tia/tia.py:10": pytest.approx((3 - 1) * 2 / 2)}
     # at different keys: two rounds, each lane's count alone
     apart = glp.warp_cost(_records([[(5, ((0, 3),))], [(6, ((0, 1),))]], lines), sass)
     assert apart["rounds"] == 2 and apart["warp_scanline"] == pytest.approx((3 + 1) * 2)
@@ -137,10 +139,10 @@ def test_scheduled_step_lines_hold_the_minimum_but_not_the_plan():
     read once a frame before the loop."""
     import inspect
 
-    from cule_py.kernels import warp_schedule as W
+    from cule_py.kernels.gpu import warp_schedule as W
 
     lines = glp._scheduled_step_lines()
-    source = (glp.KERNEL_DIR / "warp_schedule.py").read_text().splitlines()
+    source = (glp.KERNEL_DIR / "gpu" / "warp_schedule.py").read_text().splitlines()
     redux = [i + 1 for i, text in enumerate(source) if "return _redux_min_s32(" in text]
     assert redux and set(redux) <= lines
     plan_first = inspect.getsourcelines(W.scheduling_plan)[1]

@@ -222,7 +222,7 @@ def _runbook_throughput():
 
 def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
     from cule_py.batch import gpu_schedule
-    from cule_py.kernels.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
+    from cule_py.kernels.gpu.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
     monkeypatch.delenv("CULE_PY_GPU_SCHEDULE", raising=False)
     # the default, and the runbook's idea of it (its throughput stage measures the default first)
     assert gpu_schedule() == SCANLINE
@@ -257,7 +257,7 @@ def test_drawing_at_wsync_comes_from_the_environment(monkeypatch):
 
 def test_the_step_kernels_register_budget_comes_from_the_environment(monkeypatch):
     from cule_py.batch import STEP_REGISTERS, gpu_step_registers
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
     monkeypatch.delenv("CULE_PY_GPU_STEP_REGISTERS", raising=False)
     assert gpu_step_registers() == 255
     throughput = _runbook_throughput()
@@ -335,7 +335,7 @@ def test_reset_blocks_that_need_a_whole_sm():
 def test_schedule_keys_order_scanline_before_pc():
     import numpy as np
 
-    from cule_py.kernels.warp_schedule import MIN_PC, SCANLINE, schedule_key
+    from cule_py.kernels.gpu.warp_schedule import MIN_PC, SCANLINE, schedule_key
     start = np.int64(0)
     # the PC's 13 bits only (the bank is not in the key)
     assert schedule_key(MIN_PC, 0xF123, 10_000, start) == 0x1123
@@ -351,7 +351,7 @@ def test_a_running_lanes_key_is_below_finished():
     it: not at the highest PC on the last line a key can hold, nor with a clock that wrapped."""
     import numpy as np
 
-    from cule_py.kernels.warp_schedule import (FINISHED, LAST_LINE, MIN_PC, PC_BITS, SCANLINE,
+    from cule_py.kernels.gpu.warp_schedule import (FINISHED, LAST_LINE, MIN_PC, PC_BITS, SCANLINE,
                                                schedule_key)
     start = np.int64(0)
     far = np.int32(0x7FFFFFFF // 3)                 # 3 x clk near int32's end: line clamped
@@ -368,7 +368,7 @@ def test_scheduling_plan_gives_the_schedule_keys():
     import numpy as np
 
     from cule_py.kernels import layout as L
-    from cule_py.kernels.warp_schedule import (FREE, MIN_PC, SCANLINE, planned_key,
+    from cule_py.kernels.gpu.warp_schedule import (FREE, MIN_PC, SCANLINE, planned_key,
                                                schedule_key, scheduling_plan)
     st = np.zeros((3, L.STATE_FIELDS), np.int32)
     st[1, L.GPU_SCHEDULE] = FREE

@@ -151,8 +151,8 @@ def test_precompile_strips_every_cuda_kernel_entry(tmp_path):
     64 MiB (session 31). Each kernel the runbook precompiles must be selected, and no CPU one."""
     from tools import gpu_precompile
 
-    from cule_py.kernels import agent_step as K
-    from cule_py.kernels import environment as E
+    from cule_py.kernels.agent import agent_step as K
+    from cule_py.kernels.ale import environment as E
 
     cuda_kernels = {k.__name__ for k in (
         *K.STEP_KERNELS.values(), K.agent_observe_cuda, K.agent_reset_cuda, K.fill_tails_cuda,

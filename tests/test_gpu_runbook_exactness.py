@@ -278,7 +278,7 @@ def test_gpu_backend_host_code_with_a_stand_in_cupy(fake_cupy, tmp_path):
         def _launch_drive(self, batch, args):
             # drive_cuda's arguments, run by the CPU entry (numpy arrays, not the stand-in's)
             from cule_py._threads import run_on_threads
-            from cule_py.kernels import environment as env_kernel
+            from cule_py.kernels.ale import environment as env_kernel
 
             launches.append(int(np.asarray(args[-1]).sum()))
             run_on_threads(1, env_kernel.drive,

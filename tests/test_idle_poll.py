@@ -1,4 +1,4 @@
-"""The idle-loop skip (kernels/idle_loop.py) against ale-py, on the CPU fast path. The decoded
+"""The idle-loop skip (kernels/cpu/idle_loop.py) against ale-py, on the CPU fast path. The decoded
 core's skip (the GPU's loop) is compared with this one on the same cartridge, loop against loop,
 in test_console_fast_path.test_frame_loop_equals_the_decoded_loop.
 

@@ -13,7 +13,7 @@ from cule_py import _jit_cache
 
 PROBE = """
 import numpy as np
-from cule_py.kernels import flat_bus
+from cule_py.kernels.cpu import flat_bus
 memory = np.zeros((1, 65536), np.uint8)
 memory[0, 0x200:0x203] = [0xE8, 0xE8, 0x02]          # INX, INX, JAM
 registers = np.array([[0x200, 0xFF, 0, 0, 0, 0x20]], np.int32)
@@ -75,7 +75,7 @@ def test_helper_edit_recompiles(tmp_path):
     assert cached, "the first run should have written the on-disk cache"
     assert run_probe(root, cache) == 2                    # served from the cache
 
-    core = root / "cule_py" / "kernels" / "cpu6507.py"
+    core = root / "cule_py" / "kernels" / "cpu" / "cpu6507.py"
     text = core.read_text()
     edited = text.replace("x = u8(x + 1)", "x = u8(x + 3)")
     assert edited != text

@@ -83,7 +83,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_circle():
     modules = _modules()
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
-    assert len(graph) > 50 and graph["cule_py.kernels.agent_step"], "nothing was read"
+    assert len(graph) > 50 and graph["cule_py.kernels.agent.agent_step"], "nothing was read"
     assert _circles(graph) == []
 
 
@@ -122,3 +122,18 @@ def test_kernel_entry_points_take_named_groups():
     assert len(longest) > 10, "no entry point was found"
     too_long = [(n, name) for n, name in longest if n > MOST_ENTRY_PARAMETERS]
     assert too_long == []
+
+
+def test_gpu_symbols_name_kernel_modules_without_their_folder():
+    """The CUDA compile drops a kernel module's folder from every symbol (so that the GPU's code
+    does not depend on the folders: kernels/gpu/cuda_compile.py), once, and nothing else."""
+    from cule_py.kernels.gpu import cuda_compile
+
+    flat = cuda_compile._folder_pattern().sub
+    nested = "_ZN6cudapy7cule_py7kernels5agent10agent_step15agent_step_cudaB2v1E"
+    assert flat("", nested) == "_ZN6cudapy7cule_py7kernels10agent_step15agent_step_cudaB2v1E"
+    assert flat("", "_ZN7cule_py7kernels3tia3tia5writeE") == "_ZN7cule_py7kernels3tia5writeE"
+    for unchanged in ("_ZN7cule_py7kernels3tia5writeE",        # already flat: the tia module
+                      "_ZN7cule_py7kernels6layout4rowsE",      # a module at the top
+                      "_ZN5numba7kernels3tia3tia5writeE"):     # another package
+        assert flat("", unchanged) == unchanged

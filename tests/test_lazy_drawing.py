@@ -15,7 +15,7 @@ import pytest
 
 from marks import slow_except
 
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.testing import machine_difference
 from cule_py.vector import AtariVectorEnv
 

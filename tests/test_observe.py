@@ -15,7 +15,7 @@ from numba import njit
 
 from cule_py import palette as P
 from cule_py.area_resize import area_table, resize_area, tap_major_table
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.kernels.structs import Screen
 
 NONE, RAW1 = K.SRC_NONE, K.SRC_RAW1

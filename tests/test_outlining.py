@@ -1,16 +1,16 @@
-"""One console passed by address (kernels/outlining.py): on the CPU, the out-of-line TIA call
-takes the console's state row and frame buffers as two addresses and rebuilds one-console arrays
-of constant shape. Reads and writes through those arrays must land on the batch arrays' row of
-that console and nowhere else."""
+"""One console passed by address (kernels/frame_loop/outlining.py): on the CPU, the out-of-line TIA
+call takes the console's state row and frame buffers as two addresses and rebuilds one-console
+arrays of constant shape. Reads and writes through those arrays must land on the batch arrays' row
+of that console and nowhere else."""
 
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
 from cule_py.kernels import layout as L
-from cule_py.kernels.bus import _ONE_CONSOLE_FRAMES, _ONE_CONSOLE_STATE
-from cule_py.kernels.frame_buffer import store_lanes
-from cule_py.kernels.outlining import console_address, console_at
+from cule_py.kernels.frame_loop.bus import _ONE_CONSOLE_FRAMES, _ONE_CONSOLE_STATE
+from cule_py.kernels.tia.frame_buffer import store_lanes
+from cule_py.kernels.frame_loop.outlining import console_address, console_at
 
 
 @register_jitable(forceinline=False)
@@ -60,7 +60,7 @@ def test_the_cpu_batch_arrays_take_the_by_address_call(monkeypatch):
     import numba
 
     from cule_py.batch import ConsoleBatch
-    from cule_py.kernels.bus import _rows_by_address
+    from cule_py.kernels.frame_loop.bus import _rows_by_address
 
     # The arrays as allocated, without powering on (which would compile the console kernels:
     # CI runs this file beside their compile).

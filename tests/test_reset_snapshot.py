@@ -1,5 +1,5 @@
 """Resets whose input-free frames or fire and noop acts come from the table
-(kernels/reset_snapshot.py) change nothing.
+(kernels/ale/reset_snapshot.py) change nothing.
 
 Three vector envs play the same actions: ours with the table, ours with a table of no entries
 (every reset plays its 64 frames), and ale-py's. After every step (every autoreset included) both
@@ -23,9 +23,9 @@ import pytest
 
 from marks import slow_except
 
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.kernels import layout as L
-from cule_py.kernels import reset_snapshot as RS
+from cule_py.kernels.ale import reset_snapshot as RS
 from cule_py.kernels.structs import Console, ResetTable
 from cule_py.testing import machine_difference, vector_step_difference
 from cule_py.vector import AtariVectorEnv

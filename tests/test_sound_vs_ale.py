@@ -1,4 +1,4 @@
-"""The TIA's sound (kernels/tia_sound.py) against ale-py's sound observation, live: the same 512
+"""The TIA's sound (kernels/tia/tia_sound.py) against ale-py's sound observation, live: the same 512
 samples after every step and every reset, on games that make sound, with sticky actions and
 episodes ending; the image beside it stays ale-py's too. Also the emulator's own sound() against
 ALEInterface.getAudio() frame by frame, and a batch without sound costs nothing but its flag."""

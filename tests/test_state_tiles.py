@@ -1,4 +1,4 @@
-"""The GPU's state rows in tiles of 32 consoles (kernels/state_tiles.py) and the host's view of
+"""The GPU's state rows in tiles of 32 consoles (kernels/gpu/state_tiles.py) and the host's view of
 them (_device.StateTiles), against a plain (consoles, FIELDS) numpy array given the same reads
 and writes."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cule_py._device import StateTiles
-from cule_py.kernels.state_tiles import TILE, _console_row_python, from_tiles, to_tiles
+from cule_py.kernels.gpu.state_tiles import TILE, _console_row_python, from_tiles, to_tiles
 
 FIELDS = 7
 
@@ -82,7 +82,7 @@ def test_console_row_intrinsic_compiles_the_same_view():
     for state tiles (3-D) and work-row tiles (4-D)."""
     from numba import njit
 
-    from cule_py.kernels.state_tiles import _console_row
+    from cule_py.kernels.gpu.state_tiles import _console_row
 
     @njit(cache=False)
     def copy_rows(tiles, env, out):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks import step_spread
-from cule_py.kernels import agent_step as K
+from cule_py.kernels.agent import agent_step as K
 from cule_py.vector import AtariVectorEnv
 
 

@@ -5,7 +5,7 @@ position and NUSIZ setting: a pixel left out would miss its colour and its colli
 import numpy as np
 import pytest
 
-from cule_py.kernels import tia
+from cule_py.kernels.tia import tia
 
 
 def _on_pixels(table, row, pos):

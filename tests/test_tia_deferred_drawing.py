@@ -3,7 +3,7 @@
 ALE draws the picture up to the current clock at every TIA access; cule_py skips that for
 accesses that change nothing the picture depends on (WSYNC, RSYNC, audio, HMP0-HMBL, HMCLR,
 unused registers; INPT reads) and draws later, when an access that matters comes, a frame ends,
-or a partial frame is greyed (kernels/tia.py). The program makes every one of those endings
+or a partial frame is greyed (kernels/tia/tia.py). The program makes every one of those endings
 happen right after deferred accesses, with a changing picture, and the screens and RAM must
 equal ale-py's after every frame:
 

@@ -10,7 +10,7 @@ import pytest
 from numba import njit
 
 from cule_py.kernels import layout as L
-from cule_py.kernels import tia
+from cule_py.kernels.tia import tia
 
 P0, P1, M0, M1, BL, PF = tia.P0, tia.P1, tia.M0, tia.M1, tia.BL, tia.PF
 

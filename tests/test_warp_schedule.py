@@ -1,4 +1,5 @@
-"""The GPU's scheduled console loop (kernels/warp_schedule.py) run on the CPU, a warp of 32 lanes.
+"""The GPU's scheduled console loop (kernels/gpu/warp_schedule.py) run on the CPU, a warp of 32
+lanes.
 
 numba's CUDA simulator has no warp operations, so it runs console.run_instructions' free loop
 and never the GPU's scheduled one. Here the scheduled loop itself, the Python source the GPU
@@ -15,9 +16,9 @@ import types as pytypes
 import numpy as np
 import pytest
 
-from cule_py.kernels import console as C
+from cule_py.kernels.frame_loop import console as C
 from cule_py.kernels import layout as L
-from cule_py.kernels import warp_schedule as W
+from cule_py.kernels.gpu import warp_schedule as W
 
 LANES = 32
 
@@ -76,7 +77,7 @@ def _scheduled_frames(rom, scheme, ram, st, fb, monkeypatch):
 @pytest.mark.parametrize("schedule", [W.SCANLINE, W.MIN_PC])
 def test_scheduled_warp_frame_equals_the_cpu(schedule, monkeypatch):
     from cule_py.batch import ConsoleBatch
-    from cule_py.kernels import environment as env_kernel
+    from cule_py.kernels.ale import environment as env_kernel
 
     # decorrelated as tools/gpu_line_profile.py's warp model is: 300 frames of random actions
     batch = ConsoleBatch("space_invaders", LANES, env_seed=3, repeat_action_probability=0.25)

@@ -30,7 +30,8 @@ import numpy as np
 
 import cule_py
 from cule_py.games import GAMES
-from cule_py.kernels import cart, game_logic
+from cule_py.kernels.cartridges import cart
+from cule_py.kernels.ale import game_logic
 # The hash, the fold multiplier and the action schedule are shared with the runbook's exactness
 # stage (tools/gpu_runbook/digests.py).
 from tools.gpu_runbook.digests import MULTIPLIER, Hasher, action_schedule, row_hashes  # noqa: F401

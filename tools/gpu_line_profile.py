@@ -116,8 +116,8 @@ COUNT_CHILD = textwrap.dedent("""
     import json, pickle, sys, time
     from numba import cuda
     from tools.gpu_line_profile import LineCounter
-    from cule_py.kernels import agent_step as K
-    from cule_py.kernels.state_tiles import to_tiles
+    from cule_py.kernels.agent import agent_step as K
+    from cule_py.kernels.gpu.state_tiles import to_tiles
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
     with open(sys.argv[1], "rb") as f:
@@ -190,7 +190,7 @@ def step_inputs(game: str, consoles: int, warmup: int, seed: int, path: pathlib.
     env._actions[:] = rng.integers(0, n_actions, consoles)
     args = env._step_args(env._all)
     # frames a step, from the step's own configuration (the counts are per console-frame)
-    from cule_py.kernels import agent_step as K
+    from cule_py.kernels.agent import agent_step as K
 
     skip_lo, skip_hi = int(env._cfg[K.C_SKIP_LO]), int(env._cfg[K.C_SKIP_HI])
     if skip_hi - skip_lo > 1:
@@ -237,7 +237,7 @@ class StepRecorder:
     def _tracer(self, lane):
         import numpy as np
         from cule_py.kernels import layout as L
-        from cule_py.kernels.warp_schedule import SCANLINE, schedule_key
+        from cule_py.kernels.gpu.warp_schedule import SCANLINE, schedule_key
 
         records = []
         current = collections.Counter()
@@ -295,11 +295,11 @@ WARP_CHILD = textwrap.dedent("""
     import numpy as np
     from numba import cuda
     from tools.gpu_line_profile import StepRecorder
-    from cule_py.kernels import console as K
+    from cule_py.kernels.frame_loop import console as K
 
     assert cuda.to_device.__module__.startswith("numba.cuda.simulator")
     d = dict(np.load(sys.argv[1]))
-    from cule_py.kernels.state_tiles import to_tiles
+    from cule_py.kernels.gpu.state_tiles import to_tiles
     tiles = to_tiles(d["st"])                               # the state rows as on the GPU
     ram = np.ascontiguousarray(d["ram"].T).T                # field-major memory, as on the GPU
     fb = d["fb"].copy()
@@ -598,7 +598,7 @@ def _scheduled_step_lines() -> set:
     read before the loop) is not charged a step."""
     import ast
 
-    tree = ast.parse((KERNEL_DIR / "warp_schedule.py").read_text())
+    tree = ast.parse((KERNEL_DIR / "gpu" / "warp_schedule.py").read_text())
     lines: set = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name in (
@@ -621,7 +621,7 @@ def scheduled_step_sass(sass: dict) -> float:
     total = 0.0
     for key, info in sass["lines"].items():
         name = _relative(key)
-        if not name.startswith("warp_schedule.py:"):
+        if not name.startswith("gpu/warp_schedule.py:"):
             continue
         if int(name.rsplit(":", 1)[1]) not in in_loop:
             continue
@@ -635,7 +635,7 @@ def scheduled_step_sass(sass: dict) -> float:
 def _instructions(counts: dict) -> float:
     """6507 instructions counted: runs of the free loop's cpu_step line."""
     return sum(c for k, c in counts["lines"].items()
-               if _relative(k).startswith("bus.py:")
+               if _relative(k).startswith("frame_loop/bus.py:")
                and source_text(_relative(k)).startswith("pc, a, x, y, s, p, clk, jammed = cpu_step"))
 
 
@@ -660,8 +660,8 @@ def estimate(counts: dict, sass: dict) -> dict:
                      "instructions": per_frame * per_copy, "spill": info["spill"]})
     per_step = scheduled_step_sass(sass)
     steps = _instructions(counts) / frames
-    rows.append({"line": "warp_schedule.py:loop", "per_frame": steps, "sass_per_copy": per_step,
-                 "instructions": steps * per_step, "spill": 0})
+    rows.append({"line": "gpu/warp_schedule.py:loop", "per_frame": steps,
+                 "sass_per_copy": per_step, "instructions": steps * per_step, "spill": 0})
     rows.sort(key=lambda r: -r["instructions"])
     by_file = collections.Counter()
     for r in rows:

@@ -9,8 +9,8 @@
     python -m tools.gpu_model calibrate [--counts tools/gpu_model_calibration.json]
                                         [--trace --consoles 512] [--json OUT]
 
-static: the hot CUDA kernels (drive_cuda and lives_and_flags_cuda of kernels/environment.py,
-agent_step_cuda and agent_reset_cuda of kernels/agent_step.py) compiled for sm_90a as the GPU
+static: the hot CUDA kernels (drive_cuda and lives_and_flags_cuda of kernels/ale/environment.py,
+agent_step_cuda and agent_reset_cuda of kernels/agent/agent_step.py) compiled for sm_90a as the GPU
 backend launches them (the argument types of tools/gpu_warm.kernel_and_arguments, numpy standing
 in for cupy; numba-cuda's own kernel path, NVVM -> LTO-IR -> nvJitLink with link-time
 optimisation -> cubin), no driver needed. From nvJitLink's verbose log:
@@ -18,7 +18,7 @@ registers, spill stores/loads and stack frame per function; from the cubin's ELF
 registers and frame size (so a cubin kept earlier or taken from a kernel cache, --cubin-dir,
 gives the same figures but the spill bytes without compiling); from `nvdisasm` (pip wheel
 nvidia-cuda-nvdisasm): SASS instructions per device function (the entry, and the functions
-kernels/outlining.py keeps out of line: run_console_frames, device_read/_write,
+kernels/frame_loop/outlining.py keeps out of line: run_console_frames, device_read/_write,
 banked_read/_write, tia_space_read/_write), with the spill instructions (STL/LDL that
 nvdisasm marks as spill/refill) and calls among them.
 (SASS per Python source function would need line information, which numba-cuda 0.30 emits for
@@ -409,14 +409,14 @@ def analyse(name: str, cubin: bytes, log: str | None = None) -> dict:
            "spill_instructions": sum(f["spill"] for f in functions.values()),
            "functions": {f: {"sass": v["sass"], "spill": v["spill"], "calls": v["calls"]}
                          for f, v in functions.items()},
-           # Fused multiply-adds round once where ALE rounds twice (kernels/exact_float.py).
+           # Fused multiply-adds round once where ALE rounds twice (kernels/agent/exact_float.py).
            # Harmless ones remain: inside the correctly rounded float64 division routine, and
            # where a factor is a power of two (DPC's clock fraction). `fused_float32_products`
            # counts FFMAs that multiply two non-zero values: the observation's resize had 14.
            "fused_multiply_adds": {op: sum(v["opcodes"][op] for v in functions.values())
                                    for op in FUSED_OPCODES},
            "fused_float32_products": len(_FFMA_PRODUCT.findall(sass)),
-           # the warp scheduler's minimum (kernels/warp_schedule.py): one REDUX a step on
+           # the warp scheduler's minimum (kernels/gpu/warp_schedule.py): one REDUX a step on
            # sm_80 and later, a butterfly of five shuffles before
            "warp_minimums": len(re.findall(r"\bREDUX\.MIN\.S32\b", sass)),
            "warp_shuffles": len(re.findall(r"\bSHFL\.BFLY\b", sass))}
@@ -792,7 +792,7 @@ def lockstep_warp(segments: list) -> dict:
             "render_clocks": int(render.sum()), "render_max_sum": int(render.max(axis=0).sum())}
 
 
-# The schedules a warp can run the decoded core under (kernels/warp_schedule.py): "free" is
+# The schedules a warp can run the decoded core under (kernels/gpu/warp_schedule.py): "free" is
 # today's (every lane runs its own next instruction, the warp issues the union of the paths);
 # "min_pc" runs only the lanes whose next instruction has the smallest PC; "scanline" only the
 # lanes on the earliest scanline, and among them those at the smallest PC.
@@ -1356,7 +1356,7 @@ def main(argv=None) -> int:
                     default=int(settings.THREADS_PER_BLOCK.value()))
     tr.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     tr.add_argument("--schedules", nargs="*", default=[], choices=SCHEDULES,
-                    help="also model these warp schedules (kernels/warp_schedule.py)")
+                    help="also model these warp schedules (kernels/gpu/warp_schedule.py)")
     tr.add_argument("--save-counts", help="write the weight-free counts here as JSON "
                     "({game} is replaced by the game)")
     tr.add_argument("--json")

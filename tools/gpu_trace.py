@@ -21,12 +21,12 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from cule_py.kernels import environment as E
+from cule_py.kernels.ale import environment as E
 from cule_py.kernels import layout as L
-from cule_py.kernels import tia
-from cule_py.kernels.cart import cart_frame_start
-from cule_py.kernels.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
-from cule_py.kernels.cpu6507 import ALE, make_cpu
+from cule_py.kernels.tia import tia
+from cule_py.kernels.cartridges.cart import cart_frame_start
+from cule_py.kernels.frame_loop.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
+from cule_py.kernels.cpu.cpu6507 import ALE, make_cpu
 
 # Columns of a trace record (one row per executed instruction). R_DEVICE: the last TIA or RIOT
 # register the instruction accessed, as a key (TIA registers 0-63 by address, RIOT ones 64-127;
@@ -70,7 +70,7 @@ def traced_write(bus, addr, value, clk):
 
 traced_step = make_cpu(traced_read, traced_write, ALE)
 
-# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/idle_loop.py); a
+# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/cpu/idle_loop.py); a
 # package older than that (the calibration trace of 2ee2133) has no such field, and its trace
 # runs every iteration, as its kernels did.
 # Since 2026-11-28 the frame's end and the timer's poll are two bits of one field,
@@ -83,7 +83,7 @@ else:
     POLLED_FIELD, POLLED_BIT = getattr(L, "RIOT_TIMER_POLLED", -1), -1
 SKIP_IDLE = POLLED_FIELD >= 0
 if SKIP_IDLE:
-    from cule_py.kernels.idle_loop import skip_idle_polls
+    from cule_py.kernels.cpu.idle_loop import skip_idle_polls
 else:
     @register_jitable
     def skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, remaining):

@@ -18,8 +18,8 @@ import numpy as np
 
 from cule_py._device import tuple_map
 from cule_py.batch import ConsoleBatch
-from cule_py.kernels import agent_step as K
-from cule_py.kernels import environment as E
+from cule_py.kernels.agent import agent_step as K
+from cule_py.kernels.ale import environment as E
 from cule_py.kernels import layout as L
 
 GAME = "pong"

@@ -244,7 +244,8 @@ def _callgrind_self_costs(path):
 
 
 def _readable(symbol):
-    """`_ZN7cule_py7kernels3bus12device_writeB4v282B...` -> `cule_py.kernels.bus.device_write`."""
+    """`_ZN7cule_py7kernels10frame_loop3bus12device_writeB4v282B...` ->
+    `cule_py.kernels.frame_loop.bus.device_write`."""
     body = re.sub(r"B[0-9]+v[0-9]+B.*", "", symbol)
     if not body.startswith("_ZN"):
         return body

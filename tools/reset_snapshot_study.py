@@ -35,9 +35,9 @@ import time
 import numpy as np
 from numba import njit
 
-from cule_py.kernels import environment as E
+from cule_py.kernels.ale import environment as E
 from cule_py.kernels import layout as L
-from cule_py.kernels import reset_snapshot as RS
+from cule_py.kernels.ale import reset_snapshot as RS
 
 FRAMES = E.RESET_NOOP_FRAMES + E.SOFT_RESET_FRAMES
 REPORTED = (0, 1, 2, 4, 8, 16, FRAMES)
@@ -152,8 +152,8 @@ def table_hits(game: str, consoles: int, steps: int, budget: int, seed: int = 0,
     one reset_game per autoreset, barring a game over on the fire frame) and those whose fire
     and noop acts did (the tail region)."""
     from cule_py import AtariVectorEnv
-    from cule_py.kernels import agent_step as K
-    from cule_py.kernels import reset_snapshot as RS
+    from cule_py.kernels.agent import agent_step as K
+    from cule_py.kernels.ale import reset_snapshot as RS
 
     env = AtariVectorEnv(game, consoles, repeat_action_probability=0.25, noop_max=noop_max,
                          max_num_frames_per_episode=budget)

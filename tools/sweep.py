@@ -24,7 +24,8 @@ import ale_py
 import numpy as np
 
 from cule_py import AtariEmulator, games
-from cule_py.kernels import cart, game_logic
+from cule_py.kernels.cartridges import cart
+from cule_py.kernels.ale import game_logic
 from cule_py.testing import ale_twins, emulator_difference, machine, play_emulator
 
 RESET_CHANCE = 0.002          # per console and frame: reset from mid-game states too

@@ -6,7 +6,8 @@ are decoded by low address bits too (see "RIOT" below). numba freezes module-lev
 compiled code as constants, so a name costs nothing over the number it stands for.
 
 Comments give the guide's description, shortened; the guide's page numbers are not repeated.
-(Which addresses reach the TIA or the RIOT at all is the console's bus: kernels/console.py.)
+(Which addresses reach the TIA or the RIOT at all is the console's bus:
+kernels/frame_loop/bus.py.)
 """
 
 # ---- TIA write registers ($00-$2C; the TIA decodes A5-A0) -------------------------------------

@@ -16,7 +16,7 @@ from collections import namedtuple
 
 from numba.extending import register_jitable
 
-from .state_tiles import console_row
+from .gpu.state_tiles import console_row
 
 #: One batch of consoles as ALE's environment layer sees each: the cartridge (`rom` bytes,
 #: bank-switching `scheme`), each console's rows (`ram`: RIOT RAM and cartridge RAM, `st`: the
@@ -33,7 +33,7 @@ Console = namedtuple("Console", "rom scheme ram st fb logic params inputs mt thr
 #: starting actions (`starting`).
 ResetTables = namedtuple("ResetTables", "rng select shown starting")
 
-#: kernels/reset_snapshot.py's table: rows shaped like a console's (`st`, `ram`, `logic`, `fb`;
+#: kernels/ale/reset_snapshot.py's table: rows shaped like a console's (`st`, `ram`, `logic`, `fb`;
 #: each row one saved console) and `meta`, the int32 table of entries and counters
 #: (reset_snapshot.TABLE_*).
 ResetTable = namedtuple("ResetTable", "st ram logic fb meta")

@@ -4,8 +4,8 @@ backend over many frames, forced resets and episodic life included, in the time 
 Two modes, each game one *job* (a spec, saved with its results so that the other side replays it):
 
 * emulator: every supported game (sorted rom ids of cule_py.games.GAMES whose scheme is in
-  kernels.cart.SCHEME_IDS and whose rom id is in kernels.game_logic.IMPLEMENTED; 104 today) on
-  `cule_py.AtariEmulator`, sticky actions 0.25, random legal actions held 1-8 frames (the
+  kernels.cartridges.cart.SCHEME_IDS and whose rom id is in kernels.ale.game_logic.IMPLEMENTED; 104
+  today) on `cule_py.AtariEmulator`, sticky actions 0.25, random legal actions held 1-8 frames (the
   schedule of tools/gpu_check.py), full scale 64 consoles x 200 frames. After every frame each
   console folds five values into running digests d <- d * M + v (mod 2**64): the hash of its RAM,
   the hash of its screen, its reward, lives and game-over flag. Resets: every `reset_every`
@@ -174,7 +174,8 @@ SCALES = {
 
 def supported_games() -> list[str]:
     from cule_py.games import GAMES
-    from cule_py.kernels import cart, game_logic
+    from cule_py.kernels.cartridges import cart
+    from cule_py.kernels.ale import game_logic
 
     return sorted(g.rom_id for g in GAMES.values()
                   if g.scheme in cart.SCHEME_IDS and g.rom_id in game_logic.IMPLEMENTED)
@@ -399,7 +400,7 @@ class GpuBackend:
         system-RNG table was grown by prepare_emulator; a failed mode selection shows in the
         digests)."""
         from cule_py import modes as game_modes
-        from cule_py.kernels import environment as env_kernel
+        from cule_py.kernels.ale import environment as env_kernel
         from cule_py.kernels import layout as L
 
         xp = self.xp
@@ -412,7 +413,7 @@ class GpuBackend:
         self._launch_drive(b, args[:-1] + (mask,))
 
     def _launch_drive(self, batch, args) -> None:
-        from cule_py.kernels import environment as env_kernel
+        from cule_py.kernels.ale import environment as env_kernel
 
         batch.gpu.launch(env_kernel.drive_cuda, batch.num_envs, *args)
 

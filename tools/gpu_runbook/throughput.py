@@ -5,7 +5,7 @@ with the same results folder goes on where it stopped):
 
 1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator), each
    followed by cule_py's agent step at 16,384 consoles under the default warp schedule
-   (scanline since 2026-11-27; kernels/warp_schedule.py, the schedule a state field set from
+   (scanline since 2026-11-27; kernels/gpu/warp_schedule.py, the schedule a state field set from
    CULE_PY_GPU_SCHEDULE);
 2. Space Invaders, Ms. Pac-Man and Seaquest: the agent step at 16,384 (with Pong and Breakout,
    the five games of issue 27's headline median; before the env runner since 2026-11-27: the
@@ -49,7 +49,7 @@ from .common import Deadline, Log, append_record, environment, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
-# The warp schedules compared (kernels/warp_schedule.SCHEDULES): the default, the baseline, the
+# The warp schedules compared (kernels/gpu/warp_schedule.SCHEDULES): the default, the baseline, the
 # third. The default must equal cule_py.batch.gpu_schedule()'s.
 SCHEDULES = ("scanline", "free", "min_pc")
 DEFAULT_SCHEDULE = SCHEDULES[0]
@@ -88,7 +88,7 @@ def plan(scale: str, device: str) -> list[dict]:
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
     for game in ("pong", "ms_pacman") if scale != "tiny" else ("pong",):
         items.append({"kind": "agent", "game": game, "consoles": big, "draw_at_wsync": 0})
-    # The step kernel's register budget where it can matter (kernels/agent_step.py,
+    # The step kernel's register budget where it can matter (kernels/agent/agent_step.py,
     # STEP_REGISTER_CAP): 65,536 consoles take two waves at 255 registers, one at 128.
     for registers in (255, 128):
         items.append({"kind": "agent", "game": "breakout", "consoles": bigger,
