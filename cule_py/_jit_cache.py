@@ -32,7 +32,6 @@ import uuid
 import numba
 
 from . import settings
-from ._simulator import simulator_enabled
 
 KERNEL_DIR = pathlib.Path(__file__).resolve().parent / "kernels"
 
@@ -52,13 +51,10 @@ def source_fingerprint(kernel_dir: pathlib.Path = KERNEL_DIR) -> str:
     choice (the two cores compile to different machine code from the same sources) and the
     package's name: numba's cache index names each function by its module, so a copy imported
     under another name (tools/ab_builds.py's cule_0, cule_1) would find the other's index and
-    fail to unpickle it rather than miss. Under numba's CUDA simulator the CPU kernels are
-    compiled as the GPU's helpers answer there (_simulator.py: compare_while_pooling reads
-    the x table by destination, not by layer), so they are cached apart."""
+    fail to unpickle it rather than miss. numba's CUDA simulator changes no CPU kernel, so a
+    process running it shares the cache."""
     digest = hashlib.sha256(numba.__version__.encode())
     digest.update(__name__.partition(".")[0].encode())
-    if simulator_enabled():
-        digest.update(b"cuda simulator")
     if cpu_core() != "fast":
         digest.update(cpu_core().encode())
     for path in sorted(kernel_dir.rglob("*.py")):

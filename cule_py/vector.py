@@ -400,9 +400,9 @@ class AtariVectorEnv(VectorEnv):
                 palette = np.array(table, np.uint8).reshape(256, 1)
             raw_shape = (n, 2, src_h * 160 * channels)
             x_table = area_table(160, img_width)
-            # The CPU's kernels read it by layer (reduce_row); under numba's CUDA simulator
-            # they take the GPU's way (compare_while_pooling), by destination.
-            if self._gpu is None and not K.compare_while_pooling():
+            # The CPU's kernels read it by layer, the GPU's by destination (reduce_row,
+            # compare_while_pooling).
+            if self._gpu is None:
                 x_table = tap_major_table(*x_table)
             tables = [*x_table, *area_table(src_h, img_height)]
         self._screen_pal = pal

@@ -32,11 +32,14 @@ def test_fingerprint_covers_every_kernel_file(tmp_path):
     shutil.copytree(_jit_cache.KERNEL_DIR, kernels, ignore=shutil.ignore_patterns("__pycache__"))
     original = _jit_cache.source_fingerprint(kernels)
     assert original == _jit_cache.source_fingerprint(_jit_cache.KERNEL_DIR)
-    for path in sorted(kernels.glob("*.py")):
+    edited = 0
+    for path in sorted(kernels.rglob("*.py")):
         text = path.read_text()
         path.write_text(text + "\n# edited\n")
-        assert _jit_cache.source_fingerprint(kernels) != original, path.name
+        assert _jit_cache.source_fingerprint(kernels) != original, path.relative_to(kernels)
         path.write_text(text)
+        edited += 1
+    assert edited > 40 and (kernels / "tia" / "tia.py").is_file()     # the folders' files too
     assert _jit_cache.source_fingerprint(kernels) == original
 
 

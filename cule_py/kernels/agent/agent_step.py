@@ -217,7 +217,6 @@ SRC_RAW1 = 2
 _SIMULATED_GPU = simulator_enabled()
 
 
-@register_jitable
 def compare_while_pooling():
     """How pool_row reads the screens and finds a row equal to the one above, and which x table
     reduce_row reads. On the CPU: the row's source words against the row above's first (a
@@ -227,9 +226,16 @@ def compare_while_pooling():
     the console-innermost words exists: a word (8 pixels) a load, and the compare in the pooling
     loop itself, by the rows' source words (a second pass over the pooled bytes cost about as
     many instructions as the horizontal pass it saves; byte by byte inside the loop, ~12 SASS a
-    pixel; tools/gpu_line_profile.py); the x table by destination. numba's CUDA simulator runs
-    the GPU kernels as this Python function, so there it answers as the GPU does."""
+    pixel; tools/gpu_line_profile.py); the x table by destination. Compiled, it answers for the
+    kernel's target; called as Python, as numba's CUDA simulator runs the GPU kernels, it answers
+    as the GPU does there, so that a CPU kernel is the same machine code with or without the
+    simulator (one kernel cache serves both)."""
     return _SIMULATED_GPU
+
+
+@overload(compare_while_pooling, target="cpu")
+def _compare_while_pooling_cpu():
+    return lambda: False
 
 
 @overload(compare_while_pooling, target="cuda")
