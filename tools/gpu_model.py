@@ -44,8 +44,8 @@ calibrate: fits the model to what was recorded on an H100 with the kernels of 2e
 (CALIBRATION): the path weights' scale and the SASS per colour clock to ncu's warp and thread
 instructions, the IPC's growth with resident warps to the 65,536-console figure; then predicts
 the other recorded figures and reports model / recorded for each. Its input is a trace of
-2ee2133's own decoded core (`calibrate --trace` run with that commit's package first on the
-path), kept as weight-free counts in tools/gpu_model_calibration.json.
+2ee2133's own decoded core (`calibrate --trace` run from a checkout of that commit: the trace
+follows the package beside it), kept as weight-free counts in tools/gpu_model_calibration.json.
 
 Compiling costs minutes per kernel on a cold machine (drive_cuda and agent_reset_cuda most);
 one kernel compiles at a time, in this process; the trace's CPU compile about a minute.

@@ -6,16 +6,23 @@ from the same register_jitable pieces (cpu6507.make_cpu, bus.console_read/consol
 the TIA and cartridge code, environment.apply_inputs) with a bus that also
 records, per executed 6507 instruction: its PC and opcode, the TIA/RIOT reads and writes, the
 cartridge accesses, the CPU cycles and how far the TIA's render cursor advanced (the colour
-clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Only the loops
-around the core are restated here (`_traced_instructions`, `_traced_frame` and `trace_frames`:
-bus.run_instructions, console.run_frame and environment.emulate's steps with the traced
-core); nothing under cule_py/kernels/ changes, and results equal the package's (the test
-compares RAM, frame buffers and CPU state after tracing with the CPU backend's act()).
+clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Only the loop
+around the core is restated here (`_traced_instructions`: bus.run_instructions with the traced
+core); a frame is console.run_frame compiled from its own source with that loop in place of
+run_instructions (`_TraceTheCore`), and `trace_frames` environment.emulate's steps. Nothing under
+cule_py/kernels/ changes, and results equal the package's (the test compares RAM, frame buffers and
+CPU state after tracing with the CPU backend's act()). This traces the package beside it; an older
+commit's kernels are traced with that commit's own tools/gpu_trace.py (the calibration counts of
+2ee2133 and e9853a1 are saved: tools/gpu_model.CALIBRATION_FILES).
 
 It is compiled with numba on the CPU (minutes, once per process; it is not cached).
 """
 
 from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
 
 import numpy as np
 from numba import njit
@@ -23,10 +30,10 @@ from numba.extending import register_jitable
 
 from cule_py.kernels.ale import environment as E
 from cule_py.kernels import layout as L
-from cule_py.kernels.tia import tia
-from cule_py.kernels.cartridges.cart import cart_frame_start
 from cule_py.kernels.frame_loop.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
+from cule_py.kernels.frame_loop import console as C
 from cule_py.kernels.cpu.cpu6507 import ALE, make_cpu
+from cule_py.kernels.cpu.idle_loop import skip_idle_polls
 
 # Columns of a trace record (one row per executed instruction). R_DEVICE: the last TIA or RIOT
 # register the instruction accessed, as a key (TIA registers 0-63 by address, RIOT ones 64-127;
@@ -70,26 +77,6 @@ def traced_write(bus, addr, value, clk):
 
 traced_step = make_cpu(traced_read, traced_write, ALE)
 
-# The decoded core skips the idle loop on the timer since 2026-11-27 (kernels/cpu/idle_loop.py); a
-# package older than that (the calibration trace of 2ee2133) has no such field, and its trace
-# runs every iteration, as its kernels did.
-# Since 2026-11-28 the frame's end and the timer's poll are two bits of one field,
-# CPU_ATTENTION; before, each had a field of its own (a bit mask of -1: the whole field).
-if hasattr(L, "CPU_ATTENTION"):
-    ENDED_FIELD, ENDED_BIT = L.CPU_ATTENTION, L.ATTENTION_FRAME_ENDED
-    POLLED_FIELD, POLLED_BIT = L.CPU_ATTENTION, L.ATTENTION_TIMER_POLLED
-else:
-    ENDED_FIELD, ENDED_BIT = L.TIA_FRAME_ENDED, -1
-    POLLED_FIELD, POLLED_BIT = getattr(L, "RIOT_TIMER_POLLED", -1), -1
-SKIP_IDLE = POLLED_FIELD >= 0
-if SKIP_IDLE:
-    from cule_py.kernels.cpu.idle_loop import skip_idle_polls
-else:
-    @register_jitable
-    def skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, remaining):
-        return a, x, y, p, clk, np.int32(0)
-
-
 @register_jitable
 def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, rec, n):
     """bus.run_instructions with the traced core; rows n.. of rec filled."""
@@ -110,9 +97,9 @@ def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, 
         rec[n, R_RENDER] = max(np.int32(st[env, L.TIA_CURSOR]) - cursor, 0)
         n += 1
         executed += 1
-        if jammed or (st[env, ENDED_FIELD] & ENDED_BIT) != 0:
+        if jammed or (st[env, L.CPU_ATTENTION] & L.ATTENTION_FRAME_ENDED) != 0:
             break
-        if SKIP_IDLE and (st[env, POLLED_FIELD] & POLLED_BIT) != 0:
+        if (st[env, L.CPU_ATTENTION] & L.ATTENTION_TIMER_POLLED) != 0:
             # skipped iterations run nowhere: their clocks go to the load that read the timer
             before = clk
             a, x, y, p, clk, skipped = skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p,
@@ -122,45 +109,46 @@ def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, 
     return pc, a, x, y, s, p, clk, jammed, n
 
 
-@register_jitable
-def _traced_frame(rom, scheme, ram, st, fb, env, rec, n):
-    """console.run_frame, the core traced; returns the next free row of rec."""
-    clk = np.int32(st[env, L.CYCLES])
-    fresh = st[env, L.TIA_PARTIAL_FRAME] == 0
-    if fresh:
-        cart_frame_start(scheme, st, env, clk)
-        tia.start_frame(st, env, clk)
-        clk = np.int32(0)
-    st[env, L.TIA_PARTIAL_FRAME] = 1
-    st[env, ENDED_FIELD] = 0
-    if st[env, L.CPU_JAMMED] == 0:
-        pc, a, x, y, s, p, clk, jammed, n = _traced_instructions(
-            rom, scheme, ram, st, fb, env, np.int32(st[env, L.CPU_PC]), np.int32(st[env, L.CPU_A]),
-            np.int32(st[env, L.CPU_X]), np.int32(st[env, L.CPU_Y]), np.int32(st[env, L.CPU_S]),
-            np.int32(st[env, L.CPU_P]), np.int64(clk), rec, n)
-        if jammed:
-            st[env, L.CPU_JAMMED] = 1
-        st[env, L.CPU_PC] = pc
-        st[env, L.CPU_A] = a
-        st[env, L.CPU_X] = x
-        st[env, L.CPU_Y] = y
-        st[env, L.CPU_S] = s
-        st[env, L.CPU_P] = p
-    st[env, L.CYCLES] = clk
-    if SKIP_IDLE:
-        st[env, POLLED_FIELD] = st[env, POLLED_FIELD] & ~POLLED_BIT
-    scanline = (3 * clk - np.int32(st[env, L.TIA_FRAME_START])) // tia.LINE
-    st[env, L.TIA_CURRENT_SCANLINE] = scanline
-    ended = (st[env, ENDED_FIELD] & ENDED_BIT) != 0
-    st[env, L.TIA_FRAME_COMPLETE] = 1 if (
-        fresh and ended and st[env, L.TIA_CURSOR] >= st[env, L.TIA_DISPLAY_STOP]) else 0
-    if ended:
-        st[env, L.TIA_PARTIAL_FRAME] = 0
-        st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
-    elif st[env, L.TIA_FRAME_GREYED] == 0:
-        tia.grey_out_frame(st, fb, env)
-        st[env, L.TIA_FRAME_GREYED] = 1
-    return n
+class _TraceTheCore(ast.NodeTransformer):
+    """console.run_frame's tree made into `_traced_frame(..., rec, n)`: its one call of
+    run_instructions calls _traced_instructions with rec and n, takes n back, and the frame
+    returns n. Anything else in run_frame stays as it is."""
+
+    calls = 0
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        node.name = "_traced_frame"
+        node.decorator_list = []
+        node.args.args += [ast.arg("rec"), ast.arg("n")]
+        node.body.append(ast.Return(ast.Name("n", ast.Load())))
+        return node
+
+    def visit_Assign(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "run_instructions":
+            self.calls += 1
+            call.func = ast.Name("_traced_instructions", ast.Load())
+            call.args += [ast.Name("rec", ast.Load()), ast.Name("n", ast.Load())]
+            node.targets[0].elts.append(ast.Name("n", ast.Store()))
+        return node
+
+
+def _frame_with_the_core_traced():
+    """console.run_frame, compiled from its own source with the traced core: the frame's start
+    and end are the package's, written once."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(C.run_frame)))
+    transform = _TraceTheCore()
+    tree = ast.fix_missing_locations(transform.visit(tree))
+    if transform.calls != 1:
+        raise RuntimeError(f"console.run_frame calls run_instructions {transform.calls} times; "
+                           "tools/gpu_trace.py expects one call to trace")
+    namespace = dict(vars(C), _traced_instructions=_traced_instructions)
+    exec(compile(tree, inspect.getsourcefile(C.run_frame), "exec"), namespace)
+    return register_jitable(namespace["_traced_frame"])
+
+
+_traced_frame = _frame_with_the_core_traced()
 
 
 @njit(_nrt=False, forceinline=True)
