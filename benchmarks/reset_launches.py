@@ -11,7 +11,7 @@ actions) in steady state and records, for every console that resets, where its r
 `model` then prices each reset in warp instructions of a lone lane (the frames it plays at the
 game's identical-consoles cost from gpu_line_profile --warp, its compares and copies, the
 reset's observation) and plays launches of a 16,384-console batch drawn from the counted
-resets against the step's own predicted time (session 28's predict.py): the predicted agent
+resets against the step's own predicted time (the warp model of 2026-11-28): the predicted agent
 frames/s with resets, the reset launch's share of the step and the chance that a launch holds a
 miss. A model fed by counts, not a GPU measurement.
 
@@ -21,7 +21,7 @@ miss. A model fed by counts, not a GPU measurement.
 
 Four placements of the reset launch beside the step are priced: unhindered (its warps on
 schedulers of their own, for free), as lone lanes and packed (beside a step warp, the critical
-one at worst), and on SMs of their own (session 32, cule_py._device.own_sm_threads: blocks that
+one at worst), and on SMs of their own (cule_py._device.own_sm_threads: blocks that
 need a whole SM's registers run only on the SMs that the step's grid leaves empty, each warp
 alone on its scheduler; only where the grid leaves an SM empty).
 """

@@ -3,7 +3,7 @@
 The parsers are checked on small made-up inputs; one slow case runs the whole tool (the CUDA
 simulator's line counts and an offline sm_90a compile with line information) on one Pong
 console and checks that the estimate lands where Nsight Compute put the agent step on an H100
-(2.7 M thread instructions a console-frame, benchmarks/RESULTS.md, session 14), within the
+(2.7 M thread instructions a console-frame, benchmarks/RESULTS.md, 2026-11-26), within the
 tool's stated accuracy, and that every line it charges exists in the kernel sources.
 """
 

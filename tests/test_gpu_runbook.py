@@ -148,7 +148,7 @@ def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):
 def test_precompile_strips_every_cuda_kernel_entry(tmp_path):
     """tools/gpu_precompile.py drops the IR and PTX of every CUDA kernel's cache entry, the
     register-capped variants included: an unstripped one (~23 MB) took the device call past its
-    64 MiB (session 31). Each kernel the runbook precompiles must be selected, and no CPU one."""
+    64 MiB (2026-11-28). Each kernel the runbook precompiles must be selected, and no CPU one."""
     from tools import gpu_precompile
 
     from cule_py.kernels.agent import agent_step as K

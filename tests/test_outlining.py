@@ -56,7 +56,7 @@ def test_one_console_views_are_the_consoles_rows():
 def test_the_cpu_batch_arrays_take_the_by_address_call(monkeypatch):
     """The CPU's TIA calls pass a console by address only for the batch's own array types; a
     change of the arrays' dtype or layout would silently fall back to the generic call (22
-    argument words an array: the CPU's frames ~10% slower, session 26)."""
+    argument words an array: the CPU's frames ~10% slower, measured 2026-11-28)."""
     import numba
 
     from cule_py.batch import ConsoleBatch
