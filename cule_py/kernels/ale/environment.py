@@ -126,14 +126,13 @@ def turn_paddle(st, env, params, inputs, row):
     st[env, L.ENV_PADDLE0] = max(params[P_PADDLE_MIN], min(params[P_PADDLE_MAX], resistance))
 
 
-# Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline
-# into itself) is inlined at exactly one site, so that it exists once in the machine code however
-# many operations use it. On the GPU that site is `run_console_frames`, kept out of line in each
-# kernel and always called with the same argument types. On the CPU `run_console_frames` calls the
-# one copy of the console that every kernel of the process shares
-# (kernels/frame_loop/cpu_console.py), compiled from `console_frames`: the same body, inlined there.
-# Inlining it everywhere (the entry's forceinline=True) made ~15 copies of the console and minutes
-# of compile.
+# Compile-size rule: the console (`run_frame`, which forces the CPU core and the bus inline into
+# itself) is inlined at exactly one site, so that it exists once in the machine code however many
+# operations use it. On the GPU that site is `run_console_frames`, kept out of line in each kernel
+# and always called with the same argument types. On the CPU `run_console_frames` calls the one copy
+# of the console that every kernel of the process shares (kernels/frame_loop/cpu_console.py),
+# compiled from `console_frames`: the same body, inlined there. Inlining it everywhere (the entry's
+# forceinline=True) made ~15 copies of the console and minutes of compile.
 
 def _console_frames(rom, scheme, ram, st, fb, logic, params, inputs, env, row, frames, plain):
     """`frames` frames. plain == 0: ALE's emulate(row): the action on the input pins (the
