@@ -2,12 +2,12 @@
 
 A CPU kernel (agent step, agent reset, the emulator's drive) is a nogil function that claims
 consoles from a shared counter until none is left (kernels/cpu_workers.py). `run_on_threads`
-calls it on this thread and on `count - 1` threads of a pool, each waiting on a queue (no
-spinning), so that consoles go to whichever thread is free: a thread the OS has given to other
-work takes fewer, and a helper that has not started by the time this thread runs out of consoles
-is cancelled rather than waited for. numba's own parallel loop gave each thread a fixed share and
-its OpenMP threads spin at every join: on a core shared with another process, half of the CPU time
-a 2-thread step got went to spinning (Pong, 2 threads slower than 1).
+calls it on this thread and on `count - 1` helper threads of this thread's, each waiting on a
+queue (no spinning), so that consoles go to whichever thread is free: a thread the OS has given
+to other work takes fewer, and a helper that has not started by the time this thread runs out of
+consoles is cancelled rather than waited for. numba's own parallel loop gave each thread a fixed
+share and its OpenMP threads spin at every join: on a core shared with another process, half of
+the CPU time a 2-thread step got went to spinning (Pong, 2 threads slower than 1).
 
 A parallel launch over fewer consoles than threads only adds wake-ups (measured: one console, 2
 threads on a loaded 2-core box, 50 steps/s; 1 thread, 700), hence resolve_threads' rule.
@@ -21,9 +21,10 @@ torch.get_num_threads() from 1 to 2). So PyTorch's count is put back after each 
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import weakref
 from contextlib import contextmanager
 
 import numba
@@ -68,44 +69,110 @@ def numba_threads(count: int):
             numba.set_num_threads(previous)
 
 
-_pools: dict[int, ThreadPoolExecutor] = {}
-_pools_lock = threading.Lock()
+class _Handshake:
+    """What a helper thread and its launcher share: the job queue, a lock released when a job
+    the helper started has ended, and under `lock` whether it started the job in hand, how many
+    queued jobs the launcher cancelled, and the exception a job raised."""
+
+    __slots__ = ("jobs", "done", "lock", "started", "cancelled", "error")
+
+    def __init__(self):
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.lock = threading.Lock()
+        self.started = False
+        self.cancelled = 0
+        self.error: BaseException | None = None
 
 
-def _forget_pools() -> None:
-    """In a forked child: none of the parent's pool threads exist there; make new ones."""
-    global _pools_lock
-    _pools.clear()
-    _pools_lock = threading.Lock()
+def _serve(shake: _Handshake) -> None:
+    while True:
+        job = shake.jobs.get()
+        if job is None:                     # its launching thread has ended
+            return
+        with shake.lock:
+            if shake.cancelled:
+                shake.cancelled -= 1
+                continue
+            shake.started = True
+        kernel, args = job
+        try:
+            kernel(*args)
+        except BaseException as error:      # raised in the launcher, by join
+            shake.error = error
+        shake.done.release()
+
+
+class _Helper:
+    """A thread that runs one launching thread's kernel calls beside it. Raw locks and a
+    SimpleQueue rather than an executor's futures: a launch is a kernel call every few
+    milliseconds, and the futures' Python cost was a third of an empty launch's."""
+
+    def __init__(self):
+        self._shake = shake = _Handshake()
+        threading.Thread(target=_serve, args=(shake,), daemon=True,
+                         name="cule_py-cpu").start()
+        weakref.finalize(self, shake.jobs.put, None)
+
+    def start(self, kernel, args: tuple) -> None:
+        self._shake.jobs.put((kernel, args))
+
+    def join(self) -> BaseException | None:
+        """Wait for the job if the helper has started it, else cancel it (the launcher has run
+        out of consoles: a helper the OS has not yet scheduled is not waited for); the job's
+        exception, if it raised one."""
+        shake = self._shake
+        with shake.lock:
+            if not shake.started:
+                shake.cancelled += 1
+                return None
+            shake.started = False
+        shake.done.acquire()
+        error, shake.error = shake.error, None
+        return error
+
+
+# Each launching thread has helpers of its own (an env stepped from another thread, as send()
+# does, never queues behind this one's launch); they end with it.
+_launchers = threading.local()
+
+
+def _forget_helpers() -> None:
+    """In a forked child: none of the parent's helper threads exist there; make new ones."""
+    global _launchers
+    _launchers = threading.local()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pools)
+    os.register_at_fork(after_in_child=_forget_helpers)
 
 
-def _pool(helpers: int) -> ThreadPoolExecutor:
-    """The process's pool of `helpers` threads (made once, shared by every env asking for as
-    many: each launch's unstarted helpers are cancelled, so two envs never wait on each other)."""
-    with _pools_lock:
-        pool = _pools.get(helpers)
-        if pool is None:
-            pool = _pools[helpers] = ThreadPoolExecutor(helpers, thread_name_prefix="cule_py-cpu")
-        return pool
+def _helpers(count: int) -> list[_Helper]:
+    helpers = getattr(_launchers, "helpers", None)
+    if helpers is None:
+        helpers = _launchers.helpers = []
+    while len(helpers) < count:
+        helpers.append(_Helper())
+    return helpers[:count]
 
 
 def run_on_threads(count: int, kernel, args: tuple, counter) -> None:
-    """kernel(*args, counter) on this thread and `count - 1` pool threads at once, `counter`
+    """kernel(*args, counter) on this thread and `count - 1` helper threads at once, `counter`
     (cpu_workers.claim_counter) zeroed first; returns when every console is done. A kernel's
     exception is raised here."""
     counter[0] = 0
     if count <= 1:
         kernel(*args, counter)
         return
-    pool = _pool(count - 1)
-    helpers = [pool.submit(kernel, *args, counter) for _ in range(count - 1)]
+    helpers = _helpers(count - 1)
+    job = (*args, counter)
+    for helper in helpers:
+        helper.start(kernel, job)
     try:
         kernel(*args, counter)
     finally:
-        for helper in helpers:
-            if not helper.cancel():
-                helper.result()
+        errors = [helper.join() for helper in helpers]
+    for error in errors:
+        if error is not None:
+            raise error

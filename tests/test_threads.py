@@ -35,6 +35,49 @@ def test_each_console_is_claimed_once_a_launch(threads):
     assert (seen == 5).all()
 
 
+def _claims_then_raises(seen, counter):
+    _count_claims(seen, counter)
+    if threading.current_thread() is not threading.main_thread():
+        raise ValueError("raised by a helper")
+
+
+def test_a_helpers_exception_is_raised_by_the_launch_and_the_next_launch_runs():
+    seen = np.zeros(2000, np.int64)
+    counter = claim_counter()
+    raised = 0
+    for _ in range(20):          # a helper may find every console claimed, but it still runs
+        try:
+            run_on_threads(2, _claims_then_raises, (seen,), counter)
+        except ValueError as error:
+            assert str(error) == "raised by a helper"
+            raised += 1
+    assert raised > 0, "no launch raised the helper's exception"
+    run_on_threads(2, _count_claims, (seen,), counter)
+    assert (seen == 21).all()
+
+
+def test_launching_threads_have_helpers_of_their_own_which_end_with_them():
+    before = threading.active_count()
+    seen = [np.zeros(3000, np.int64) for _ in range(3)]
+
+    def launches(k):
+        counter = claim_counter()
+        for _ in range(30):
+            run_on_threads(3, _count_claims, (seen[k],), counter)
+
+    launchers = [threading.Thread(target=launches, args=(k,)) for k in range(3)]
+    for thread in launchers:
+        thread.start()
+    for thread in launchers:
+        thread.join()
+    assert all((s == 30).all() for s in seen)
+    for _ in range(100):         # each launcher's two helpers end once their launcher has
+        if threading.active_count() <= before:
+            break
+        threading.Event().wait(0.05)
+    assert threading.active_count() <= before
+
+
 def _launch_in_child(queue):
     seen = np.zeros(500, np.int64)
     run_on_threads(2, _count_claims, (seen,), claim_counter())

@@ -182,6 +182,33 @@ def test_async_batches_equal_ale_py_per_console():
     assert resets >= 5
 
 
+@pytest.mark.parametrize("autoreset_mode", ["NextStep", "SameStep"])
+def test_each_step_returns_its_own_observation_array(autoreset_mode):
+    """Each step returns a new observation array (resets included, send/recv and step alike):
+    kept without a copy, every step's still equals ale-py's at the end."""
+    kwargs = dict(autoreset_mode=autoreset_mode, max_num_frames_per_episode=240)
+    ours = AtariVectorEnv("breakout", 4, num_threads=2, **kwargs)
+    theirs = AleVectorEnv("breakout", 4, num_threads=2, **kwargs)
+    rng = np.random.default_rng(3)
+    kept, wanted = [ours.reset(seed=7)[0]], [theirs.reset(seed=7)[0].copy()]
+    ends = 0
+    for t in range(160):
+        actions = rng.integers(0, 4, 4)
+        if t % 2:
+            ours.send(actions)
+            obs, _, terminated, truncated, _ = ours.recv()
+        else:
+            obs, _, terminated, truncated, _ = ours.step(actions)
+        kept.append(obs)
+        wanted.append(theirs.step(actions)[0].copy())
+        ends += int(np.count_nonzero(terminated | truncated))
+    theirs.close()
+    assert ends >= 4                                  # episodes ended and consoles reset
+    assert len({id(obs) for obs in kept}) == len(kept)
+    for t, (obs, want) in enumerate(zip(kept, wanted)):
+        assert np.array_equal(obs, want), t
+
+
 def test_async_order_is_first_in_first_out():
     """cule_py's order is deterministic: the consoles a reset or send made ready come back first
     in, first out, in index order within one send."""

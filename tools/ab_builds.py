@@ -4,13 +4,19 @@ noise of a shared machine does not swamp (separate processes of the same build d
     python -m tools.ab_builds HEAD~1 HEAD --games pong,boxing --rounds 4
     python -m tools.ab_builds HEAD WORKTREE --games ms_pacman
     python -m tools.ab_builds OLD NEW --method held4 --games alien,...  --vector-games pong
+    python -m tools.ab_builds HEAD WORKTREE --games "" --vector-games breakout --vector-threads 1,2
 
 Each revision's `cule_py` (WORKTREE: the files as they are now) is copied to a temporary folder as
 package `cule_<k>` and imported next to the others (each compiles its kernels once, into its own
 numba cache entries). Every round times each build's ConsoleBatch for `--frames` frames on one
 numba thread (16 consoles, random actions, sticky 0.25, games over reset and the resets timed),
 the builds one after the other; the ratios are per round against the first build, so slow phases
-of the machine hit both sides.
+of the machine hit both sides. `--vector-threads 1,2` also prints each build's per-round 2-thread
+over 1-thread figure.
+
+A build's place in the process is not neutral: on the 2-core EPYC VM, HEAD against itself read
+0.79 (1 thread) and 0.83 (2 threads) for the second copy's agent step (Breakout, 10 rounds). Run
+both orders and take the geometric mean of the two ratios.
 """
 
 from __future__ import annotations
@@ -96,6 +102,9 @@ def main() -> None:
                         help="also time AtariVectorEnv's step (v5 settings, --consoles envs, "
                              "one thread) on these games, after a 300-step warm-up")
     parser.add_argument("--vector-steps", type=int, default=200)
+    parser.add_argument("--vector-threads", default="1",
+                        help="thread counts of the agent steps, comma-separated: each gets "
+                             "--consoles consoles a thread")
     parser.add_argument("--json", help="write every round's figure to this file")
     args = parser.parse_args()
 
@@ -103,6 +112,7 @@ def main() -> None:
     numba.set_num_threads(1)
     games = [g for g in args.games.split(",") if g]
     vector_games = [g for g in args.vector_games.split(",") if g]
+    vector_threads = [int(t) for t in args.vector_threads.split(",") if t]
     packages = tempfile.mkdtemp(prefix="cule_ab_")
     batches = {}
     for k, revision in enumerate(args.revisions):
@@ -132,10 +142,11 @@ def main() -> None:
                 batches[k, game] = batch
         for game in vector_games:
             ss = importlib.import_module(f"{name}.steady_state")
-            env = ss.make_cule_env(game, args.consoles, threads=1)
-            env.reset(seed=0)
-            _vector_round(env, 300, seed=0)                             # warm-up
-            batches[k, "vector", game] = env
+            for threads in vector_threads:
+                env = ss.make_cule_env(game, args.consoles * threads, threads=threads)
+                env.reset(seed=0)
+                _vector_round(env, 300, seed=0)                         # warm-up
+                batches[k, "vector", game, f"{threads}T"] = env
         print(f"{revision} as {name}: ready in {time.time() - start:.0f} s", flush=True)
     fps = {key: [] for key in batches}
     for r in range(args.rounds):
@@ -158,11 +169,13 @@ def main() -> None:
                         batch.reset(over)
                 fps[k, game].append(args.consoles * frames / (time.perf_counter() - start))
         for game in vector_games:
-            for k in order:
-                fps[k, "vector", game].append(_vector_round(batches[k, "vector", game],
-                                                            args.vector_steps, seed=100 + r))
+            for threads in vector_threads:
+                for k in order:
+                    key = (k, "vector", game, f"{threads}T")
+                    fps[key].append(_vector_round(batches[key], args.vector_steps, seed=100 + r))
     ratios_by_build = {k: [] for k in range(len(args.revisions))}
-    for key in [(g,) for g in games] + [("vector", g) for g in vector_games]:
+    for key in [(g,) for g in games] + [("vector", g, f"{t}T") for g in vector_games
+                                        for t in vector_threads]:
         first = np.array(fps[(0,) + key])
         label = " ".join(key)
         for k, revision in enumerate(args.revisions):
@@ -173,6 +186,15 @@ def main() -> None:
             print(f"{label:22s} {revision:>12s}: median {np.median(v):9.0f} {unit}   "
                   f"per-round ratio to {args.revisions[0]}: median {np.median(ratio):.3f} "
                   f"[{ratio.min():.3f}, {ratio.max():.3f}]", flush=True)
+    for game in vector_games:
+        for threads in vector_threads[1:]:
+            for k, revision in enumerate(args.revisions):
+                # within a round, so that a slow phase of the machine hits both counts
+                scaling = (np.array(fps[k, "vector", game, f"{threads}T"])
+                           / np.array(fps[k, "vector", game, f"{vector_threads[0]}T"]))
+                print(f"{game} {revision}: {threads} threads over {vector_threads[0]}, per "
+                      f"round: median {np.median(scaling):.3f} [{scaling.min():.3f}, "
+                      f"{scaling.max():.3f}]", flush=True)
     for k, revision in enumerate(args.revisions[1:], start=1):
         medians = np.array(ratios_by_build[k])
         print(f"{revision}: geometric mean of the per-game median ratios to {args.revisions[0]}: "
