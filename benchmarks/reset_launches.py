@@ -18,6 +18,7 @@ miss. A model fed by counts, not a GPU measurement.
     python -m benchmarks.reset_launches collect --consoles 4096 --steps 500 --out DIR \
         [--gpu-writer]
     python -m benchmarks.reset_launches model --counts DIR --warp WARP_DIR --profile PROFILE_DIR
+    python -m benchmarks.reset_launches step --warp WARP_DIR --profile PROFILE_DIR [--batches ...]
 
 Four placements of the reset launch beside the step are priced: unhindered (its warps on
 schedulers of their own, for free), as lone lanes and packed (beside a step warp, the critical
@@ -29,8 +30,8 @@ alone on its scheduler; only where the grid leaves an SM empty).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
+import math
 import pathlib
 import platform
 import re
@@ -39,6 +40,8 @@ import subprocess
 import time
 
 import numpy as np
+
+from tools import gpu_model as G
 
 GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
 
@@ -199,37 +202,98 @@ def warmed(record: dict) -> dict:
     return dict(record, launches=launches)
 
 
-def model(args) -> None:
-    # The step's own frames/s by batch, from the frozen warp model's predictions kept with
-    # the 2026-11-28 reset-lanes results (predicted, not measured).
-    path = (pathlib.Path(__file__).resolve().parent / "results" / "2026-11-28-reset-lanes-s30"
-            / "predict_batches.py")
-    spec = importlib.util.spec_from_file_location("predict_batches", path)
-    B = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(B)
-    P, G = B.P, B.G
+# -- the step alone, predicted ---------------------------------------------------------------------
+# tools.gpu_model's frozen model (its FROZEN constants, fitted 2026-11-25): a launch of n consoles
+# runs in waves; in a wave a scheduler holds k warps (occupancy: registers, blocks of 128) that
+# issue together at ipc(k), so a wave of the step takes k x W / ipc(k) cycles a frame (W: the raw
+# frame's warp instructions under the scanline schedule, gpu_line_profile --warp), and the
+# observation kernel's warps, 12 bands a console, the same with their own k. A capped step's W
+# is scaled by its console loop's static SASS, spill refills included (run_console_frames:
+# 13,480 / 12,919 at 128 registers; 14,679, 14,921 and 14,986 / 12,922 at 96, 80 and 64); the
+# spills' latency is not priced. Resets and the host are left out. On every kernel checked
+# against a GPU since, this model was about 2x optimistic (benchmarks/model-error.md).
+CLOCK = G.FROZEN["clock_hz"]
+SCHEDULERS = G.H100["sms"] * G.H100["schedulers_per_sm"]
+STEP_VARIANTS = {"255 registers": (255, 1.0), "capped at 128": (128, 13480 / 12919),
+                 "capped at 96": (96, 14679 / 12922), "capped at 80": (80, 14921 / 12922),
+                 "capped at 64": (64, 14986 / 12922)}
+OBSERVE_REGISTERS, OBSERVATION_BANDS, THREADS_PER_BLOCK = 142, 12, 128
 
+
+def ipc(warps_per_scheduler: float) -> float:
+    """Warp instructions a scheduler issues a cycle with that many warps resident."""
+    return min(1.0, G.FROZEN["ipc_one_warp"] * warps_per_scheduler ** G.FROZEN["ipc_exponent"])
+
+
+def launch_cycles(threads: int, registers: int, warp_instructions: float) -> float:
+    """Cycles until the last scheduler is done: full waves of the resident warps, then the
+    rest (blocks spread evenly over the SMs)."""
+    gpu = G.H100
+    blocks = math.ceil(threads / THREADS_PER_BLOCK)
+    per_sm_limit = G.warps_per_sm(registers, THREADS_PER_BLOCK) // (THREADS_PER_BLOCK // 32)
+    blocks_per_sm = math.ceil(blocks / gpu["sms"])
+    full, rest = divmod(blocks_per_sm, per_sm_limit)
+    cycles = 0.0
+    for count, blocks_now in ((full, per_sm_limit), (1 if rest else 0, rest)):
+        if not count:
+            continue
+        k = blocks_now * (THREADS_PER_BLOCK // 32) / gpu["schedulers_per_sm"]
+        cycles += count * k * warp_instructions / ipc(k)
+    return cycles
+
+
+def _observation_instructions(profile_dir: pathlib.Path, game: str) -> float:
+    """The observation kernel's thread instructions a console-frame: the first line of
+    gpu_line_profile's step profile."""
+    head = (profile_dir / f"profile-{game}.md").read_text().splitlines()[0]
+    return float(re.findall(r"observation kernel ([\d,]+)", head)[0].replace(",", ""))
+
+
+def step_frames_per_s(game: str, warp_dir: pathlib.Path, profile_dir: pathlib.Path,
+                      consoles: int, registers: int, scale: float) -> float:
+    """Predicted agent frames/s of the step and its observation kernel, no resets."""
+    raw = json.loads((warp_dir / f"warp-{game}.json").read_text())["warp_scanline"] * scale
+    step = launch_cycles(consoles, registers, raw)
+    # a band thread's share of a console's observation, its warp converged
+    observe = _observation_instructions(profile_dir, game) / OBSERVATION_BANDS
+    look = launch_cycles(consoles * OBSERVATION_BANDS, OBSERVE_REGISTERS, observe)
+    return consoles / ((step + look) / CLOCK)
+
+
+def step(args) -> None:
+    """The step's predicted agent frames/s by batch and register budget, no resets."""
+    print("| step kernel | consoles | " + " | ".join(GAMES) + " | median |")
+    print("|---|---|" + "---|" * (len(GAMES) + 1))
+    for name, (registers, scale) in STEP_VARIANTS.items():
+        for n in args.batches:
+            fps = [step_frames_per_s(g, args.warp, args.profile, n, registers, scale)
+                   for g in GAMES]
+            print(f"| {name} | {n:,} | " + " | ".join(f"{f / 1e6:.2f} M" for f in fps)
+                  + f" | **{statistics.median(fps) / 1e6:.2f} M** |")
+
+
+def model(args) -> None:
     rng = np.random.default_rng(args.seed)
-    clock, skip = P.CLOCK, 4
-    schedulers = P.SCHEDULERS
+    clock, skip = CLOCK, 4
+    schedulers = SCHEDULERS
     print("| consoles, step registers | game | resets / console-step | start hits | tails by "
           "index | tails played | resets a launch | launches with a miss | reset launch, "
           "median (ms) | step alone (ms) | agent frames/s: no resets -> with resets: beside "
           "the step unhindered / as lone lanes / packed / on SMs of their own |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    gpu = P.G.H100
+    gpu = G.H100
     own_block_warps = 8      # 256 threads at 255 registers: a whole SM's registers
     for consoles, registers in args.configs:
-        scale = next(v[1] for v in B.VARIANTS.values() if v[0] == registers)
-        occupancy = G.occupancy(registers, B.THREADS_PER_BLOCK, consoles)
+        scale = next(v[1] for v in STEP_VARIANTS.values() if v[0] == registers)
+        occupancy = G.occupancy(registers, THREADS_PER_BLOCK, consoles)
         k = occupancy["resident_warps_per_scheduler"]
         # a reset warp shares its scheduler with k step warps (the block scheduler places the
         # reset's blocks beside the step's); at one step warp a scheduler the GPU is latency-
         # bound and the reset warp delays its neighbour (the critical one, at worst) by what
         # the shared issue costs; past that it is issue-bound and the reset's instructions
         # cost the whole step their issue slots
-        reset_rate = P.ipc(k + 1) / (k + 1)
-        delay = 2 / P.ipc(2) - 1 / P.ipc(1)
+        reset_rate = ipc(k + 1) / (k + 1)
+        delay = 2 / ipc(2) - 1 / ipc(1)
         free_sms = gpu["sms"] - occupancy["blocks"]
         medians = ([], [], [], [], [])
         for game in GAMES:
@@ -243,11 +307,10 @@ def model(args) -> None:
             s = summary(record)
             warp = json.loads((args.warp / f"warp-{game}.json").read_text())
             frame = warp["warp_identical"]
-            head = (args.profile / f"profile-{game}.md").read_text().splitlines()[0]
-            observe = float(re.findall(r"observation kernel ([\d,]+)", head)[0].replace(",", ""))
-            alone = B.frames_per_s(game, args.warp, args.profile, consoles, registers, scale)
+            observe = _observation_instructions(args.profile, game)
+            alone = step_frames_per_s(game, args.warp, args.profile, consoles, registers, scale)
             step_s = consoles * skip / alone
-            step_issue = step_s * schedulers * P.ipc(k) * clock
+            step_issue = step_s * schedulers * ipc(k) * clock
             rate = s["resets_per_console_step"]
             frames = t_lone = t_packed = t_free = t_own = 0.0
             with_miss, launch_ms = 0, []
@@ -279,7 +342,7 @@ def model(args) -> None:
                     warps = -(-len(works) // 32)
                     blocks = -(-warps // own_block_warps)
                     k_own = -(-min(warps, own_block_warps) // gpu["schedulers_per_sm"])
-                    own_s = longest / (P.ipc(k_own) / k_own) / clock
+                    own_s = longest / (ipc(k_own) / k_own) / clock
                     t_own += max(step_s, own_s) + (own_s if blocks > free_sms else 0.0)
                 t_lone += beside(sum(works))
                 t_packed += beside(sum(packed))
@@ -323,12 +386,17 @@ def main() -> None:
     m.add_argument("--launches", type=int, default=2000)
     m.add_argument("--configs", type=lambda t: tuple(int(x) for x in t.split(",")), nargs="+",
                    default=[(16384, 255), (131072, 64)],
-                   help="CONSOLES,REGISTERS pairs (registers: a predict_batches variant)")
+                   help="CONSOLES,REGISTERS pairs (registers: one of STEP_VARIANTS')")
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--warm-table", action="store_true",
                    help="count the misses a launch stored as the hits a long run would see")
+    t = sub.add_parser("step", help="the step alone, predicted, by batch (no resets)")
+    t.add_argument("--warp", type=pathlib.Path, required=True)
+    t.add_argument("--profile", type=pathlib.Path, required=True)
+    t.add_argument("--batches", type=int, nargs="+",
+                   default=[16384, 32768, 65536, 131072, 262144])
     args = parser.parse_args()
-    (main_collect if args.command == "collect" else model)(args)
+    {"collect": main_collect, "model": model, "step": step}[args.command](args)
 
 
 if __name__ == "__main__":
