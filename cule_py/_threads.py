@@ -107,7 +107,7 @@ def _serve(shake: _Handshake) -> None:
 class _Helper:
     """A thread that runs one launching thread's kernel calls beside it. Raw locks and a
     SimpleQueue rather than an executor's futures: a launch is a kernel call every few
-    milliseconds, and the futures' Python cost was a third of an empty launch's."""
+    milliseconds, and the futures were half of an empty 2-thread launch's cost (21 -> 11 us)."""
 
     def __init__(self):
         self._shake = shake = _Handshake()

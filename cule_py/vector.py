@@ -180,7 +180,7 @@ class AtariVectorEnv(VectorEnv):
     observation_bands: 0 makes each observation in the step kernel, B > 0 in a launch of its own
     after it, one thread per console and band of B of the output rows (None: the backend's way,
     0 on the CPU, OBSERVATION_BANDS_GPU on the GPU); results are the same either way.
-    num_threads: threads for this env's CPU launches (the caller's and a pool's, each taking the
+    num_threads: threads for this env's CPU launches (the caller's and its helpers', each taking the
     next free console), ale-py's rule (0: min(num_envs, numba's thread count)); results do not
     depend on it. thread_affinity_offset is accepted and ignored (no thread is pinned).
     continuous=True takes
