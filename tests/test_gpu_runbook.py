@@ -81,9 +81,17 @@ def test_dry_run_runs_every_stage(tmp_path):
     else:
         assert training["returncode"] != 0       # recorded, not hidden
 
+    (scaling,) = _records(results / "cpu_scaling.jsonl")
+    assert scaling["game"] == "pong" and scaling["threads"] == [1, 2]
+    assert {(r["side"], r["threads"]) for r in scaling["runs"]} == {
+        (side, t) for side in ("cule_py", "ale_py") for t in (1, 2)}
+    assert all(rnd["agent_steps_per_s"] > 0 for r in scaling["runs"] for rnd in r["rounds"])
+
     report = (results / "report.md").read_text()
-    for heading in ("## Preflight", "## Exactness", "## Throughput", "## PPO on Pong"):
+    for heading in ("## Preflight", "## Exactness", "## Throughput", "## PPO on Pong",
+                    "## The CPU backend over the machine's cores"):
         assert heading in report
+    assert "| pong | cule_py |" in report
     assert ("### RLlib env runner's device path" in report) == bool(runners)
 
 
@@ -91,7 +99,7 @@ def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files()
     script = (RUNBOOK / "device.sh").read_text()
     subprocess.run(["bash", "-n", str(RUNBOOK / "device.sh")], check=True)
     count = {}
-    for stage in ("1)", "2)", "3)"):
+    for stage in ("1)", "2)", "3)", "4)"):
         line = next(li for li in script.splitlines() if li.strip().startswith(stage))
         files = line.split('"')[1].split()
         assert 1 <= len(files) <= 8, line
@@ -100,6 +108,19 @@ def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files()
     # `device.sh 1 3 2` is one call; the stages share one log
     assert "runbook.log" in script and "stage{stage}" not in (RUNBOOK / "__main__.py").read_text()
     assert count["1)"] + count["2)"] + count["3)"] + 1 <= 8
+
+
+def test_cpu_scaling_stops_where_the_carried_cpu_kernels_are_missing(tmp_path, monkeypatch):
+    """On a GPU machine stage 4 seeds the CPU kernels `prepare` built; without them it stops
+    (exit 2) rather than compile for minutes on lent time."""
+    from tools.gpu_runbook import common, cpu_scaling
+
+    monkeypatch.setattr(cpu_scaling, "CPU_KERNELS", tmp_path / "absent")
+    log = common.Log(tmp_path, "runbook")
+    assert cpu_scaling.run_stage(tmp_path, device="cuda", scale="tiny", time_limit=60,
+                                 log=log) == 2
+    assert "STOP" in (tmp_path / "runbook.log").read_text()
+    assert not (tmp_path / cpu_scaling.RECORDS).exists()
 
 
 def test_report_keeps_the_profiled_metrics_of_an_ncu_raw_page(tmp_path):

@@ -4,6 +4,8 @@
     bash tools/gpu_runbook/device.sh 1 3 2             # there, one command (9.5 min): preflight
                                                        # and exactness, the Nsight Compute
                                                        # profile, then throughput
+    bash tools/gpu_runbook/device.sh 4                 # there, if 3 minutes are left: the CPU
+                                                       # backend over the machine's cores
     python -m tools.gpu_runbook compare --results DIR  # here: the CPU side of the exactness check
     python -m tools.gpu_runbook report --results DIR   # here: a markdown summary for RESULTS.md
     python -m tools.gpu_runbook dry-run --results DIR  # anywhere: all of it on the CPU, tiny sizes
@@ -26,16 +28,17 @@ from .common import RESULTS, Log, gpu_present
 # machine's start (0.5-2 min) included, and a second call risks an idle gap or a second start.
 # So all three stages share one 10-minute command, `device.sh 1 3 2`: throughput last, so that an
 # overrun only cuts its windows. The second run (H100, 2026-11-26) did exactly this in 548 s.
-STAGE_LIMITS = {1: 170.0, 3: 130.0, 2: 250.0}
+STAGE_LIMITS = {1: 170.0, 3: 130.0, 2: 250.0, 4: 150.0}
 # Stage 3 runs PPO after the profile only when given at least this long (--time-limit).
 TRAINING_FROM_S = 250.0
-STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and training"}
+STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and training",
+          4: "CPU scaling"}
 
 
 def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
               time_limit: float, allow_compile: bool = False,
               profile_consoles: list[int] | None = None, profile_agent: bool = True) -> int:
-    from . import exactness, ncu_profile, preflight, throughput, training
+    from . import cpu_scaling, exactness, ncu_profile, preflight, throughput, training
 
     results.mkdir(parents=True, exist_ok=True)
     log = Log(results, "runbook", prefix=f"stage {stage}")
@@ -57,6 +60,12 @@ def run_stage(stage: int, results: pathlib.Path, *, device: str, scale: str,
     elif stage == 2:
         throughput.run_stage(results, device=device, scale=scale, time_limit=left() - 10,
                              log=log)
+    elif stage == 4:
+        code = cpu_scaling.run_stage(results, device=device, scale=scale,
+                                     time_limit=left() - 10, log=log,
+                                     allow_compile=allow_compile)
+        if code:
+            return code
     else:
         # The profile first (it feeds the GPU model); PPO only with time for it to learn.
         train = (time_limit >= TRAINING_FROM_S or device == "cpu") and profile_consoles is None
@@ -78,7 +87,7 @@ def dry_run(results: pathlib.Path) -> int:
     runbook's code runs, so that a GPU session does not find a typo."""
     from . import exactness, report
 
-    for stage in (1, 2, 3):
+    for stage in (1, 2, 3, 4):
         code = run_stage(stage, results, device="cpu", scale="tiny", time_limit=120.0)
         if code:
             return code
@@ -98,7 +107,7 @@ def main(argv=None) -> int:
     p.add_argument("--python312", default=None, help="the Python 3.12 interpreter for the venv")
     p.add_argument("--skip-precompile", action="store_true")
     p.add_argument("--skip-wheels", action="store_true")
-    p = sub.add_parser("stage", help="run stage 1, 2 or 3 (on the GPU machine: device.sh)")
+    p = sub.add_parser("stage", help="run stage 1, 2, 3 or 4 (on the GPU machine: device.sh)")
     p.add_argument("number", type=int, choices=sorted(STAGES))
     p.add_argument("--results", type=pathlib.Path, default=RESULTS)
     p.add_argument("--device", default=None, help="cuda (default when a GPU is there) or cpu")

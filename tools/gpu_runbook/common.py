@@ -14,6 +14,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[2]
 GPURUN = REPO / ".gpurun"              # ignored by git; carried to the GPU machine
 CACHE_DIR = GPURUN / "pcache"          # the precompiled CUDA kernels
+CPU_KERNELS = GPURUN / "cpu_kernels"   # the CPU kernels for the generic x86-64 (stage 4)
 RUNTIME_KEY_FILE = GPURUN / "runtime_key"
 WHEELS = REPO / ".whl"                 # wheels of what the GPU machine lacks
 RESULTS = GPURUN / "results"

@@ -30,6 +30,7 @@ files_of() {       # what a stage writes (at most 8 files come back from a call:
         1) echo "preflight.json exactness_cuda.jsonl" ;;
         2) echo "throughput.jsonl" ;;
         3) echo "profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log" ;;
+        4) echo "cpu_scaling.jsonl" ;;
     esac
 }
 
@@ -37,7 +38,7 @@ stages=()
 options=()
 for arg in "$@"; do
     case $arg in
-        1|2|3) [ ${#options[@]} -eq 0 ] && stages+=("$arg") || options+=("$arg") ;;
+        1|2|3|4) [ ${#options[@]} -eq 0 ] && stages+=("$arg") || options+=("$arg") ;;
         *) options+=("$arg") ;;
     esac
 done

@@ -7,7 +7,9 @@ compiles there.
    by NVVM and nvJitLink (no driver needed), stripped to their cubins, in .gpurun/pcache;
    .gpurun/runtime_key records this machine's CUDA runtime version, under which numba-cuda
    keys the entries (tools/device_site makes the GPU machine look them up under it).
-3. Wheels of what the GPU image lacks or has in another version (.whl/): numba, numba-cuda,
+3. The CPU kernels compiled for the generic x86-64 in that venv (.gpurun/cpu_kernels), which
+   stage 4 seeds the GPU machine's cache from.
+4. Wheels of what the GPU image lacks or has in another version (.whl/): numba, numba-cuda,
    numpy < 2.5 (the image's 2.5 breaks numba-cuda's CUDA compiler), ale-py, gymnasium.
 
 The device call carries `.gpurun` and `.whl` (both ignored by git); together with the working
@@ -23,7 +25,7 @@ import shutil
 import subprocess
 import sys
 
-from .common import CACHE_DIR, GPURUN, REPO, RUNTIME_KEY_FILE, WHEELS
+from .common import CACHE_DIR, CPU_KERNELS, GPURUN, REPO, RUNTIME_KEY_FILE, WHEELS
 
 PINS = ("numba==0.68.1", "numba-cuda==0.30.4", "numpy==2.4.6", "ale-py==0.12.1",
         "gymnasium==1.4.0", "farama-notifications==0.0.6")
@@ -62,6 +64,14 @@ def precompile(python: pathlib.Path) -> None:
     print(f"cache keyed under CUDA runtime {version}: {RUNTIME_KEY_FILE}")
 
 
+def cpu_kernels(python: pathlib.Path) -> None:
+    """The CPU kernels compiled for the generic x86-64 by the GPU image's Python: stage 4 seeds
+    the GPU machine's cache from them (its CPU is not this one)."""
+    if CPU_KERNELS.exists():
+        shutil.rmtree(CPU_KERNELS)
+    _run([str(python), "-m", "cule_py.precompile", "--portable", str(CPU_KERNELS)], cwd=REPO)
+
+
 def wheels() -> None:
     WHEELS.mkdir(exist_ok=True)
     platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
@@ -88,6 +98,7 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
     if not skip_precompile:
         python = venv(REPO / ".venv312", python312)
         precompile(python)
+        cpu_kernels(python)
     if not skip_wheels:
         wheels()
     size = carried_bytes()
@@ -95,14 +106,14 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
     if size > CARRY_LIMIT:
         print("too large: the device tool would refuse the call", file=sys.stderr)
         return 1
-    missing = [p for p in (CACHE_DIR, RUNTIME_KEY_FILE) if not p.exists()]
+    missing = [p for p in (CACHE_DIR, RUNTIME_KEY_FILE, CPU_KERNELS) if not p.exists()]
     if missing:
         print(f"not ready: {missing} missing", file=sys.stderr)
         return 1
     print("ready: carry .gpurun and .whl; on the GPU, one call (timeout 600 s): "
           "`bash tools/gpu_runbook/device.sh 1 --time-limit 125; bash "
           "tools/gpu_runbook/device.sh 2 --time-limit 435` (or `device.sh 1 3 2` with the "
-          "profile; benchmarks/README.md)")
+          "profile; benchmarks/README.md), then `device.sh 4` if 3 minutes are left")
     return 0
 
 

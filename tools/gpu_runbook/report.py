@@ -229,9 +229,16 @@ def training_section(results: pathlib.Path) -> list[str]:
             f"{json.dumps(s.get('reached'))}. Command: `{' '.join(r.get('command', []))}`.", ""]
 
 
+def cpu_scaling_section(results: pathlib.Path) -> list[str]:
+    from .cpu_scaling import summary
+
+    table = summary(results)
+    return ["## The CPU backend over the machine's cores", "", table or "not run", ""]
+
+
 def markdown(results: pathlib.Path) -> str:
     parts = [f"# GPU runbook results ({results})", ""]
     for section in (preflight_section, exactness_section, throughput_section, profile_section,
-                    training_section):
+                    training_section, cpu_scaling_section):
         parts += section(results)
     return "\n".join(parts)
