@@ -28,11 +28,12 @@ SIDES = ("cule_py", "ale_py")
 
 def plan(scale: str, cores: int) -> dict:
     """Games, thread counts and the measurement's lengths for a scale."""
-    if scale == "tiny":
-        return dict(games=["pong"], threads=[1, 2], rounds=1, warmup=30, window_steps=8)
+    if scale == "tiny":     # the dry run: every code path, on few consoles
+        return dict(games=["pong"], threads=[1, 2], envs_per_thread=2, rounds=1, warmup=30,
+                    window_steps=8)
     threads = [t for t in (1, 2, 4, 8, 16) if t <= cores]
-    return dict(games=["pong", "breakout"], threads=threads, rounds=2, warmup=300,
-                window_steps=100)
+    return dict(games=["pong", "breakout"], threads=threads, envs_per_thread=16, rounds=2,
+                warmup=300, window_steps=100)
 
 
 def seed_kernels(log: Log, source_root: pathlib.Path) -> bool:
@@ -64,9 +65,9 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
     setup = plan(scale, usable_cpus())
     path = results / RECORDS
     done = {r["game"] for r in read_records(path)}
-    args = argparse.Namespace(envs_per_thread=16, rounds=setup["rounds"], seed=0,
-                              warmup=setup["warmup"], window_steps=setup["window_steps"],
-                              windows=1)
+    args = argparse.Namespace(envs_per_thread=setup["envs_per_thread"], rounds=setup["rounds"],
+                              seed=0, warmup=setup["warmup"], windows=1,
+                              window_steps=setup["window_steps"])
     took = None
     for game in setup["games"]:
         if game in done:
@@ -75,13 +76,15 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         if took is not None and not deadline.allows(took * 1.2 + 5):
             log(f"{game} skipped: {deadline.left():.0f} s left, the last game took {took:.0f} s")
             continue
-        log(f"{game}: {', '.join(SIDES)} at {setup['threads']} threads, 16 envs a thread")
+        log(f"{game}: {', '.join(SIDES)} at {setup['threads']} threads, "
+            f"{setup['envs_per_thread']} envs a thread")
         start = time.monotonic()
         runs = cpu_scaling.measure_game(game, list(SIDES), setup["threads"], args)
         took = time.monotonic() - start
         rows = cpu_scaling.game_rows(game, runs, list(SIDES), setup["threads"])
         append_record(path, {
             "game": game, "threads": setup["threads"], "scale": scale, "device": device,
+            "envs_per_thread": setup["envs_per_thread"],
             "kernels": "this machine's cache" if device == "cpu" else "generic x86-64, seeded",
             "seconds": round(took, 1), "machine": machine_line(threads=max(setup["threads"])),
             "rows": rows,
