@@ -210,14 +210,16 @@ def warmed(record: dict) -> dict:
 # observation kernel's warps, 12 bands a console, the same with their own k. A capped step's W
 # is scaled by its console loop's static SASS, spill refills included (run_console_frames:
 # 13,480 / 12,919 at 128 registers; 14,679, 14,921 and 14,986 / 12,922 at 96, 80 and 64); the
-# spills' latency is not priced. Resets and the host are left out. On every kernel checked
-# against a GPU since, this model was about 2x optimistic (benchmarks/model-error.md).
+# spills' latency is not priced. Resets and the host are left out. Its figures are predictions:
+# every table printed says so, with the model's error over the recorded GPU figures.
 CLOCK = G.FROZEN["clock_hz"]
 SCHEDULERS = G.H100["sms"] * G.H100["schedulers_per_sm"]
 STEP_VARIANTS = {"255 registers": (255, 1.0), "capped at 128": (128, 13480 / 12919),
                  "capped at 96": (96, 14679 / 12922), "capped at 80": (80, 14921 / 12922),
                  "capped at 64": (64, 14986 / 12922)}
 OBSERVE_REGISTERS, OBSERVATION_BANDS, THREADS_PER_BLOCK = 142, 12, 128
+PREDICTED = ("Agent frames/s **predicted**, not measured (model error over the 15 recorded GPU "
+             "frames/s figures: median x/÷ 1.30, worst x/÷ 3.72; benchmarks/model-error.md).")
 
 
 def ipc(warps_per_scheduler: float) -> float:
@@ -262,6 +264,7 @@ def step_frames_per_s(game: str, warp_dir: pathlib.Path, profile_dir: pathlib.Pa
 
 def step(args) -> None:
     """The step's predicted agent frames/s by batch and register budget, no resets."""
+    print(PREDICTED, end="\n\n")
     print("| step kernel | consoles | " + " | ".join(GAMES) + " | median |")
     print("|---|---|" + "---|" * (len(GAMES) + 1))
     for name, (registers, scale) in STEP_VARIANTS.items():
@@ -276,6 +279,7 @@ def model(args) -> None:
     rng = np.random.default_rng(args.seed)
     clock, skip = CLOCK, 4
     schedulers = SCHEDULERS
+    print(PREDICTED, end="\n\n")
     print("| consoles, step registers | game | resets / console-step | start hits | tails by "
           "index | tails played | resets a launch | launches with a miss | reset launch, "
           "median (ms) | step alone (ms) | agent frames/s: no resets -> with resets: beside "
