@@ -66,6 +66,12 @@ def measure_game(game: str, sides: list[str], threads: list[int], args) -> dict:
     return {key: results for key, results in zip(plan, runs)}
 
 
+def runs_as_json(runs: dict) -> list[dict]:
+    """measure_game's results, JSON-able: per side and thread count, every round's figures."""
+    return [{"side": side, "threads": t, "rounds": [r.as_dict() for r in results]}
+            for (side, t), results in runs.items()]
+
+
 def game_rows(game: str, runs: dict, sides: list[str], threads: list[int]) -> list[str]:
     """Markdown rows: one per side (steps/s per thread count, scaling over the first count), and
     cule_py's ratio to each other side per thread count."""
@@ -123,9 +129,7 @@ def main() -> None:
             rows = game_rows(game, runs, sides, threads)
             lines += rows
             print("\n".join(rows), flush=True)
-            out.append({"game": game, "runs": [
-                {"side": side, "threads": t, "rounds": [r.as_dict() for r in results]}
-                for (side, t), results in runs.items()]})
+            out.append({"game": game, "runs": runs_as_json(runs)})
     finally:
         for p in spinners:
             p.kill()

@@ -87,9 +87,7 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
             "envs_per_thread": setup["envs_per_thread"],
             "kernels": "this machine's cache" if device == "cpu" else "generic x86-64, seeded",
             "seconds": round(took, 1), "machine": machine_line(threads=max(setup["threads"])),
-            "rows": rows,
-            "runs": [{"side": side, "threads": t, "rounds": [r.as_dict() for r in results_]}
-                     for (side, t), results_ in runs.items()]})
+            "rows": rows, "runs": cpu_scaling.runs_as_json(runs)})
         for row in rows:
             log("  " + row)
     return 0
