@@ -99,8 +99,9 @@ def main() -> None:
                              "0.25 (the default); held4: AtariEmulator as benchmarks/atari57.py "
                              "(actions held 4 frames, the RGB screen read every 4th)")
     parser.add_argument("--vector-games", default="",
-                        help="also time AtariVectorEnv's step (v5 settings, --consoles envs, "
-                             "one thread) on these games, after a 300-step warm-up")
+                        help="also time AtariVectorEnv's step (v5 settings, --consoles envs "
+                             "a thread, at each --vector-threads) on these games, after a "
+                             "300-step warm-up")
     parser.add_argument("--vector-steps", type=int, default=200)
     parser.add_argument("--vector-threads", default="1",
                         help="thread counts of the agent steps, comma-separated: each gets "
