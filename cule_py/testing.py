@@ -406,6 +406,59 @@ def install_fake_cupy() -> None:
     sys.modules["cupyx"] = cupyx
 
 
+# Source that a child process under the simulator runs first (tests and tools prepend it).
+SIMULATOR_WAITS = "from cule_py.testing import install_simulator_waits\ninstall_simulator_waits()\n"
+
+
+def install_simulator_waits() -> None:
+    """Make numba's CUDA simulator wait between its checks on a block's threads.
+
+    The simulator runs each CUDA thread as a Python thread, and its block manager polls them
+    in a loop that never sleeps: it holds the GIL for half the time or more, while the one
+    thread emulating a console waits for it. This wait costs a blocked thread under a
+    millisecond of latency and gives the emulation the GIL (a simulated Pong batch: 119 s
+    before, 84 s after, on the 2-core development VM). The simulator's results are unchanged;
+    its behaviour on an exception (the other threads aborted, the exception raised) is kept.
+    Call it in the process that runs the simulator, before the first launch; a numba-cuda whose
+    block manager lacks the fields read below keeps its own loop."""
+    import time
+
+    from numba.cuda.simulator import kernel as simulated
+
+    manager, thread_type = simulated.BlockManager, simulated.BlockThread
+    fields = set(manager.__init__.__code__.co_names) | set(thread_type.__init__.__code__.co_names)
+    if getattr(manager.run, "waits", False) or not {
+            "_f", "_block_dim", "_debug", "syncthreads_event", "syncthreads_blocked"} <= fields:
+        return
+
+    def run(self, grid_point, *args):
+        threads = [thread_type(lambda: self._f(*args), self, grid_point, point, self._debug)
+                   for point in np.ndindex(*self._block_dim)]
+        for thread in threads:
+            thread.start()
+        live = threads
+        while live:
+            time.sleep(0.0005)
+            failed = next((t for t in live if t.exception), None)
+            if failed is not None:
+                for thread in threads:
+                    thread.abort = True
+                    thread.syncthreads_blocked = False
+                    thread.syncthreads_event.set()
+                raise failed.exception[0].with_traceback(failed.exception[1])
+            if all(t.syncthreads_blocked for t in live):      # every thread at syncthreads()
+                for thread in live:
+                    thread.syncthreads_blocked = False
+                    thread.syncthreads_event.set()
+            live = [t for t in live if t.is_alive()]
+        for thread in threads:
+            if thread.exception:
+                raise thread.exception[0].with_traceback(thread.exception[1])
+
+    run.waits = True
+    manager.run = run
+
+
 # -- the machine ----------------------------------------------------------------------------------
 
 PACKAGES = ("numpy", "numba", "numba_cuda", "cupy", "ale_py", "gymnasium", "torch")

@@ -27,6 +27,7 @@ import cule_py
 import cule_py.flat6502 as flat
 from cule_py._threads import run_on_threads
 from cule_py.asm6502 import assemble
+from cule_py.testing import SIMULATOR_WAITS
 from cule_py.kernels.cpu import opcodes as oc
 
 # The simulator interprets every instruction in Python, in child processes: minutes.
@@ -104,7 +105,8 @@ def _run_simulated(child: str, inputs, outputs, timeout: int = 900) -> str:
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
     source_root = str(pathlib.Path(cule_py.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", child, str(inputs), str(outputs)], env=env,
+    proc = subprocess.run([sys.executable, "-c", SIMULATOR_WAITS + child, str(inputs),
+                           str(outputs)], env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"simulator run failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout.strip()

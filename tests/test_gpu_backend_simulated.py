@@ -21,6 +21,7 @@ import textwrap
 import pytest
 
 import cule_py
+from cule_py.testing import SIMULATOR_WAITS
 
 # numba's CUDA simulator in a child process, every emulated instruction in Python: minutes.
 pytestmark = [pytest.mark.cuda, pytest.mark.slow]
@@ -160,8 +161,9 @@ def test_gpu_backend_under_the_simulator_equals_cpu():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     logs = {name: tempfile.TemporaryFile("w+") for name in PARTS}
-    children = {name: subprocess.Popen([sys.executable, "-c", PRELUDE + part], env=env,
-                                       stdout=logs[name], stderr=subprocess.STDOUT, text=True)
+    children = {name: subprocess.Popen([sys.executable, "-c", SIMULATOR_WAITS + PRELUDE + part],
+                                       env=env, stdout=logs[name], stderr=subprocess.STDOUT,
+                                       text=True)
                 for name, part in PARTS.items()}
     for name, child in children.items():
         child.wait(timeout=1500)

@@ -22,6 +22,7 @@ import types
 import numpy as np
 import pytest
 
+from cule_py.testing import SIMULATOR_WAITS
 from tools.gpu_runbook import digests, exactness
 
 TESTS = pathlib.Path(__file__).resolve().parent
@@ -344,7 +345,7 @@ def test_device_reset_under_the_cuda_simulator():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(TESTS.parent), str(TESTS), env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", SIMULATED], env=env, capture_output=True,
-                          text=True, timeout=1500)
+    proc = subprocess.run([sys.executable, "-c", SIMULATOR_WAITS + SIMULATED], env=env,
+                          capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     assert "device reset ok" in proc.stdout

@@ -52,6 +52,8 @@ import textwrap
 import threading
 import time
 
+from cule_py.testing import SIMULATOR_WAITS
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 KERNEL_DIR = REPO / "cule_py" / "kernels"
 
@@ -165,8 +167,8 @@ def run_simulated(child: str, inputs: pathlib.Path, outputs: pathlib.Path, *args
     """Run `child` (Python source) under numba's CUDA simulator in a process of its own (the
     simulator must be chosen before numba is imported): argv inputs, outputs, args."""
     env = child_env(NUMBA_ENABLE_CUDASIM="1", CULE_PY_NO_CACHE="1")
-    proc = subprocess.run([sys.executable, "-c", child, str(inputs), str(outputs),
-                           *map(str, args)], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", SIMULATOR_WAITS + child, str(inputs),
+                           str(outputs), *map(str, args)], env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"simulator run failed:\n{proc.stdout}\n{proc.stderr[-3000:]}")
 
