@@ -32,6 +32,24 @@ def pytest_report_header(config):
     return f"cule_py imported from {where} ({kind})"
 
 
+# The files that take longest under CI (.ci/run: two pytest-xdist workers, whole files each,
+# --no-loadscope-reorder), longest first. Started first, they leave the many short files to even
+# out the two workers' ends: with the simulator's 5-minute file scheduled last (xdist's default
+# order puts files with few tests last), one worker ran alone for the last 370 s of the suite.
+LONGEST_FIRST = (
+    "test_agent_step_cuda_compile.py", "test_gpu_backend_simulated.py", "test_gpu_model.py",
+    "test_console_fast_path.py", "test_gpu_line_profile.py", "test_game_logic.py",
+    "test_warp_schedule.py", "test_emulator_vs_ale.py", "test_gpu_runbook_exactness.py",
+    "test_cuda_simulator.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))    # stable: the rest keep
+                                                                        # their order
+
+
 @pytest.fixture(scope="session")
 def shared_testdata():
     path = SHARED / "testdata"
