@@ -321,7 +321,8 @@ class AtariVectorEnv(VectorEnv):
         # (kernels/ale/reset_snapshot)
         self._reset_table = reset_snapshot.empty_table(
             b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
-            L.FRAME_BUFFER_SHAPE, self.xp, zeros=b.zeros)
+            L.FRAME_BUFFER_SHAPE, self.xp, direct_acts=K.most_tail_acts(fire, noop_max),
+            zeros=b.zeros)
         self._noop_mt = b.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)
         self._actions = b.zeros(n, np.int64)

@@ -371,14 +371,15 @@ RESET_CHILD = TILING + textwrap.dedent("""
 """)
 
 
-def _reset_env(**table):
+def _reset_env(noop_max: int = 2, **table):
     """`table`: empty_table's direct-region options (direct_origins=0: no direct tails, so that
     the tail region fills)."""
     from cule_py.kernels import layout as L
     from cule_py.kernels.ale import reset_snapshot as RS
     from cule_py.vector import AtariVectorEnv
 
-    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=2, seed=4)
+    env = AtariVectorEnv("breakout", 2, repeat_action_probability=0.25, noop_max=noop_max,
+                         seed=4)
     if table:
         b = env._batch
         env._reset_table = RS.empty_table(b.state.shape[1], b.memory.shape[1],
@@ -568,17 +569,18 @@ FILL_CHILD = TILING + textwrap.dedent("""
 
 def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
     """fill_tails_cuda under the simulator against the CPU's OP_FILL_TAILS: the direct tails of
-    a Breakout table (one origin, FIRE runs 0 and 1: two lanes of 31 acts, the simulator's
-    budget) played again from empty; every table array must come out the same, and as the CPU
-    played them in the env's resets before."""
+    a Breakout table (one origin, FIRE runs 0 and 1: two lanes of 4 acts, the most a reset
+    with noop_max 5 plays) played again from empty; every table array must come out the same,
+    and as the CPU played them in the env's resets before."""
     from cule_py.kernels.agent import agent_step as K
     from cule_py.kernels.ale import reset_snapshot as RS
 
-    env = _reset_env(direct_origins=1, direct_fires=1)
+    env = _reset_env(noop_max=5, direct_origins=1, direct_fires=1,
+                     direct_acts=K.most_tail_acts(True, 5))
     table = env._reset_table[-1]
     status = RS._direct_status(table, 0, 0)
     played = table[status:status + 2].copy()
-    assert (played > 1).all(), played
+    assert (played == 1 + 4).all(), played     # 4 acts each, no game over among them
     rows = [a.copy() for a in env._reset_table[:4]]
     table[status:status + 2] = 0
     direct = int(table[RS.TABLE_DIRECT_BASE])

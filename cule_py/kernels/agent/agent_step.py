@@ -132,6 +132,13 @@ NOOP_ROW = 0
 FIRE_ROW = 1
 
 
+def most_tail_acts(fire: bool, noop_max: int) -> int:
+    """The most acts a reset's tail plays (reset_one: `fire` + max(noops, 0), the noops a draw
+    below max(noop_max, 1) less `fire`): the reset table's direct tails need no more
+    (reset_snapshot.empty_table's direct_acts)."""
+    return max(1 if fire else 0, max(noop_max, 1) - 1)
+
+
 @register_jitable
 def noop_draw(noop_mt, env, noop_max):
     """std::uniform_int_distribution<int>(0, noop_max - 1) on a std::mt19937, as libstdc++

@@ -93,7 +93,8 @@ TABLE_TAIL_FILLED = 5        # tail entries claimed (may pass the capacity on th
 TABLE_DIRECT_BASE = 6        # the direct tails' first row (after the tail's entries)
 TABLE_DIRECT_ORIGINS = 7     # start entries whose tails are played ahead (the first ones)
 TABLE_DIRECT_FIRES = 8       # of those tails, the longest leading FIRE run played ahead
-TABLE_FIELDS = 9             # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN
+TABLE_DIRECT_ACTS = 9        # the most acts a direct tail plays (of TAIL_MAX_ACTS rows)
+TABLE_FIELDS = 10            # then per tail entry: TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN
 TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN, TAIL_META = 0, 1, 2, 3   # then per start entry: a flag
 TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
 DIRECT_ORIGINS = 6           # Breakout, Pong 2 start entries, Seaquest 5 (reset_snapshot_study)
@@ -423,7 +424,8 @@ def tail_end(console, table, env, entry, complete):
 @register_jitable
 def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
     """One lane of the direct region's fill: the tails of start entry `origin` whose effective
-    actions are `fires` FIREs then NOOPs, after 1 to TAIL_MAX_ACTS acts, each in its own row.
+    actions are `fires` FIREs then NOOPs, after 1 to TABLE_DIRECT_ACTS acts (the most a reset
+    of the env plays), each in its own row.
     Played from the entry's later state with the sticky outcomes that give those effective
     actions (act_adopting; the draws themselves are drawn by the console taking the entry), in
     the table's own rows, which are consoles like any other (`console`: the batch's, for its
@@ -445,7 +447,10 @@ def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
     rows = Console(console.rom, console.scheme, table.ram, t_st, table.fb, table.logic,
                    console.params, console.inputs, console.mt, console.threshold)
     played = np.int32(0)
-    for acts in range(1, TAIL_MAX_ACTS + 1):
+    # (the bound read from the table at each test, not held across the frames: a register
+    # more spilled in fill_tails_cuda)
+    acts = np.int32(1)
+    while acts <= meta[TABLE_DIRECT_ACTS]:
         row = _direct_row(meta, origin, fires, acts)
         _copy_console(table, source, table, row, True)
         i = acts - 1
@@ -458,16 +463,19 @@ def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
             break                           # (the reset goes back to reset_game: not stored)
         played = np.int32(acts)
         source = row
+        acts += 1
     meta[status] = played + 1
 
 
 def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtype,
                 frame_buffer_shape: tuple, xp=np, entries: int = SNAPSHOT_ENTRIES,
                 tail_entries: int = TAIL_ENTRIES, direct_origins: int | None = None,
-                direct_fires: int = DIRECT_FIRES, zeros=None) -> ResetTable:
+                direct_fires: int = DIRECT_FIRES, direct_acts: int = TAIL_MAX_ACTS,
+                zeros=None) -> ResetTable:
     """The structs.ResetTable of an empty table of `entries` start entries,
     `tail_entries` tail entries and the direct tails of the first `direct_origins` start
-    entries (default: DIRECT_ORIGINS, at most `entries`), allocated with `xp`. Entry e's two
+    entries (default: DIRECT_ORIGINS, at most `entries`) after up to `direct_acts` acts (the
+    most a reset of the env plays: agent_step.most_tail_acts), allocated with `xp`. Entry e's two
     states are rows 2e (KEY) and 2e + 1 (LATER) of the first four, each direct tail one row
     after them (a console after its acts). The rows are shaped like the consoles' arrays and
     allocated by `zeros(shape, dtype)` (the batch's: on the GPU field-major, as the consoles'
@@ -484,6 +492,7 @@ def empty_table(state_fields: int, ram_bytes: int, logic_fields: int, logic_dtyp
     table[TABLE_DIRECT_BASE] = 2 * (entries + tail_entries)
     table[TABLE_DIRECT_ORIGINS] = direct_origins
     table[TABLE_DIRECT_FIRES] = direct_fires
+    table[TABLE_DIRECT_ACTS] = min(direct_acts, TAIL_MAX_ACTS)
     return ResetTable(st=zeros((rows, state_fields), np.int32),
                       ram=zeros((rows, ram_bytes), np.uint8),
                       logic=zeros((rows, logic_fields), logic_dtype),
