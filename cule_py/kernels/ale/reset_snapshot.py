@@ -61,7 +61,8 @@ for its slowest lane, which then plays up to 31 acts alone: on an H200 the reset
 the run counted no table hits, so the misses are inferred). A tail from a flagged start entry
 is a function of the entry and of its key alone, so every key of the first DIRECT_ORIGINS
 entries with a FIRE run up to DIRECT_FIRES is played ahead, all at once, one lane
-per (entry, run) playing TAIL_MAX_ACTS acts and keeping the console after each in a row of its
+per (entry, run) playing as many acts as a reset of the env can (TABLE_DIRECT_ACTS: 29 with
+noop_max 30, at most TAIL_MAX_ACTS) and keeping the console after each in a row of its
 own (fill_direct_tail: on the CPU the reset kernel's OP_FILL_TAILS, on the GPU fill_tails_cuda,
 launched before every reset launch and idle once done). A reset from such an entry finds its
 tail by index, with no compare, and misses only a FIRE run longer than DIRECT_FIRES (1e-5 of
