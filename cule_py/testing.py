@@ -414,11 +414,11 @@ def install_simulator_waits() -> None:
     """Make numba's CUDA simulator wait between its checks on a block's threads.
 
     The simulator runs each CUDA thread as a Python thread, and its block manager polls them
-    in a loop that never sleeps: it holds the GIL for half the time or more, while the one
-    thread emulating a console waits for it. This wait costs a blocked thread under a
-    millisecond of latency and gives the emulation the GIL (a simulated Pong batch: 119 s
-    before, 84 s after, on the 2-core development VM). The simulator's results are unchanged;
-    its behaviour on an exception (the other threads aborted, the exception raised) is kept.
+    in a loop that never sleeps, taking the GIL from the thread that emulates a console. This
+    wait costs a thread blocked at syncthreads() under a millisecond and leaves the GIL to the
+    emulation (docs/performance-log.md, "2026-11-29 (CI)", has the times). The simulator's
+    results are unchanged; syncthreads() and its behaviour on an exception (the other threads
+    aborted, the exception raised) are kept.
     Call it in the process that runs the simulator, before the first launch; a numba-cuda whose
     block manager lacks the fields read below keeps its own loop."""
     import time

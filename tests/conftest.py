@@ -34,8 +34,8 @@ def pytest_report_header(config):
 
 # The files that take longest under CI (.ci/run: two pytest-xdist workers, whole files each,
 # --no-loadscope-reorder), longest first. Started first, they leave the many short files to even
-# out the two workers' ends: with the simulator's 5-minute file scheduled last (xdist's default
-# order puts files with few tests last), one worker ran alone for the last 370 s of the suite.
+# out the two workers' ends; xdist's own order would put the files with few tests, which are
+# among the longest here, last.
 LONGEST_FIRST = (
     "test_agent_step_cuda_compile.py", "test_gpu_backend_simulated.py", "test_gpu_model.py",
     "test_console_fast_path.py", "test_gpu_line_profile.py", "test_game_logic.py",

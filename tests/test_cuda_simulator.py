@@ -596,3 +596,44 @@ def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
     np.testing.assert_array_equal(table[status:status + 2], played)
     for again, before in zip(env._reset_table[:4], rows):
         np.testing.assert_array_equal(again, before)
+
+
+WAITS_CHILD = textwrap.dedent("""
+    import numpy as np
+    from numba import cuda
+    from numba.cuda.simulator import kernel as simulated
+    assert getattr(simulated.BlockManager.run, "waits", False), "the waiting loop is not in use"
+
+    @cuda.jit
+    def rotate(out):
+        # each thread reads its neighbour's value after a barrier: wrong without syncthreads
+        shared = cuda.shared.array(4, np.int64)
+        i = cuda.threadIdx.x
+        shared[i] = 10 * i
+        cuda.syncthreads()
+        out[cuda.blockIdx.x, i] = shared[(i + 1) % 4] + cuda.blockIdx.x
+
+    @cuda.jit
+    def fails(out):
+        if cuda.threadIdx.x == 2:
+            raise ValueError("lane two")
+        out[cuda.threadIdx.x] = 1
+
+    out = np.zeros((2, 4), np.int64)
+    rotate[2, 4](out)
+    assert out.tolist() == [[10, 20, 30, 0], [11, 21, 31, 1]], out.tolist()
+    try:
+        fails[1, 4](np.zeros(4, np.int64))
+    except ValueError as error:
+        assert "lane two" in str(error), error
+    else:
+        raise AssertionError("the thread's exception was not raised")
+    print("waits ok")
+""")
+
+
+def test_simulator_waits_keep_syncthreads_and_exceptions(tmp_path):
+    """cule_py.testing.install_simulator_waits (every simulator child here runs it first):
+    a block's threads still meet at syncthreads() and a thread's exception still reaches the
+    launch."""
+    assert _run_simulated(WAITS_CHILD, tmp_path / "unused", tmp_path / "unused") == "waits ok"
