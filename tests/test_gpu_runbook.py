@@ -187,3 +187,20 @@ def test_precompile_strips_every_cuda_kernel_entry(tmp_path):
                 for p in gpu_precompile.cuda_cache_entries(tmp_path)}
     assert selected == cuda_kernels
     assert {"agent_step_cuda_capped", "agent_step_cuda_lean"} <= selected
+
+
+def test_report_names_the_range_of_each_launch_by_kernel():
+    """As on the H200 (2026-11-30): the agent step's range launches resetting_lanes_cuda before
+    its reset, a kernel its profile_order does not list; no later launch takes the wrong
+    range."""
+    from tools.gpu_runbook import report
+    order = [{"range": "raw", "kernels": ["drive_cuda"], "consoles": 16384},
+             {"range": "identical", "kernels": ["drive_cuda"], "consoles": 16384},
+             {"range": "agent_step", "kernels": ["agent_step_cuda", "agent_observe_cuda",
+                                                 "agent_reset_cuda"], "consoles": 16384},
+             {"range": "raw", "kernels": ["drive_cuda"], "consoles": 65536}]
+    launches = ["drive_cuda", "drive_cuda", "resetting_lanes_cuda", "agent_reset_cuda",
+                "agent_step_cuda", "agent_observe_cuda", "drive_cuda", "drive_cuda"]
+    assert report._ranges_of_rows(launches, order) == [
+        ("raw", 16384), ("identical", 16384), ("agent_step", 16384), ("agent_step", 16384),
+        ("agent_step", 16384), ("agent_step", 16384), ("raw", 65536), ("?", "?")]

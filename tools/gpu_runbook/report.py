@@ -12,6 +12,9 @@ import re
 from .common import read_records
 from .ncu_profile import METRICS, WHY_METRICS
 
+# Launched by the agent step beside the kernels a profiled range names.
+HELPER_KERNELS = ("resetting_lanes_cuda",)
+
 
 def _fmt(value, digits: int = 0) -> str:
     if value is None:
@@ -167,7 +170,7 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
     rows = list(csv.DictReader(text[start:]))
     rows = [r for r in rows if r.get("ID", "").strip().isdigit()]   # drop the units row
     order = json.loads(order_path.read_text()) if order_path.exists() else []
-    ranges = [(rng["range"], rng["consoles"]) for rng in order for _ in rng["kernels"]]
+    ranges = _ranges_of_rows([_kernel_name(r) for r in rows], order)
     # `--page raw` prints every device and launch attribute too: keep the metrics asked for.
     names = [m for m in METRICS if rows and m in rows[0]]
     lines = [f"`{path.name}`:", "",
@@ -201,6 +204,26 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
                          + " |")
         lines.append("")
     return lines
+
+
+def _ranges_of_rows(kernels: list[str], order: list[dict]) -> list[tuple]:
+    """The (range, consoles) of each profiled launch, by kernel name: a range holds the kernels
+    profile_order names, each launched once. A helper launch (the agent step's
+    resetting_lanes_cuda, before its reset) belongs to the range of the launch after it, so a
+    launch that a range did not list shifts no later row."""
+    out: list = [None] * len(kernels)
+    at, seen = 0, set()
+    for i, kernel in enumerate(kernels):
+        if kernel in HELPER_KERNELS:
+            continue
+        while at < len(order) and (kernel in seen or kernel not in order[at]["kernels"]):
+            at, seen = at + 1, set()
+        seen.add(kernel)
+        out[i] = (order[at]["range"], order[at]["consoles"]) if at < len(order) else ("?", "?")
+    for i in reversed(range(len(kernels))):
+        if out[i] is None:
+            out[i] = out[i + 1] if i + 1 < len(kernels) else ("?", "?")
+    return out
 
 
 def _number(text):
