@@ -17,6 +17,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 import types
 
 import numpy as np
@@ -349,3 +350,85 @@ def test_device_reset_under_the_cuda_simulator():
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     assert "device reset ok" in proc.stdout
+
+
+class _StandInJob:
+    """What run_jobs asks of a job, with a start that takes a while (as a GPU start waits for
+    its construction's kernels) and units that are done at once."""
+
+    def __init__(self, spec, backend, slot=0, fail_start=False):
+        self.spec, self.slot, self.fail_start = spec, slot, fail_start
+        self.unit = self.done_unit = 0
+        self.events = []
+        self.host_seconds = self.start_seconds = 0.0
+        self.start_thread = None
+
+    def start(self, seq):
+        import threading
+
+        self.start_thread = threading.current_thread().name
+        time.sleep(0.05)
+        if self.fail_start:
+            raise RuntimeError("start failed")
+
+    def poll(self):
+        self.done_unit = self.unit
+
+    @property
+    def issued_all(self):
+        return self.unit >= self.spec.units
+
+    def in_flight(self):
+        return 0
+
+    def ready(self):
+        return True
+
+    def enqueue(self, seq):
+        self.unit += 1
+
+    def row(self, status, device, run_id):
+        return {"mode": self.spec.mode, "game": self.spec.game, "status": status,
+                "consoles": 1, "frames_done": self.unit, "frames_target": self.spec.units,
+                "resets": [], "seconds_wall": 0, "device_seconds": 0, "seconds_host": 0}
+
+
+def test_job_starts_run_in_threads_beside_the_issuing_one(monkeypatch):
+    """The first job of each mode starts on the issuing thread, the others in start threads,
+    up to start_threads at once; every job ends complete, and a start that fails in a thread is
+    an error row after which the remaining jobs start on the issuing thread."""
+    import threading
+
+    made = []
+
+    def make_job(spec, backend, slot=0):
+        made.append(_StandInJob(spec, backend, slot, fail_start=spec.game == "fails"))
+        return made[-1]
+
+    monkeypatch.setattr(exactness, "make_job", make_job)
+    backend = type("Slots", (), {"slots": 8})()
+    games = ["a", "b", "c", "d", "e", "f"]
+    specs = [exactness.Spec(mode=mode, game=g, consoles=1, units=3, checkpoint_every=1,
+                            reset_every=50)
+             for mode in ("vector", "emulator") for g in games]
+    rows = []
+    out = exactness.run_jobs(specs, backend, time_limit=60, on_row=rows.append, log=print,
+                             start_threads=3)
+    assert out["counts"] == {"complete": len(specs)}
+    main = threading.current_thread().name
+    by_mode = {m: [j for j in made if j.spec.mode == m] for m in ("vector", "emulator")}
+    for jobs in by_mode.values():
+        assert jobs[0].start_thread == main
+        assert all(j.start_thread != main for j in jobs[1:])
+
+    made.clear()
+    rows.clear()
+    specs = [exactness.Spec(mode="emulator", game=g, consoles=1, units=3, checkpoint_every=1,
+                            reset_every=50)
+             for g in ("a", "fails", "b", "c", "d")]
+    out = exactness.run_jobs(specs, backend, time_limit=60, on_row=rows.append, log=print,
+                             start_threads=2)
+    assert out["counts"] == {"complete": 4, "error": 1}
+    # starts made once the failure was seen run on the issuing thread
+    after = made[[j.spec.game for j in made].index("fails") + 1:]
+    assert any(j.start_thread == main for j in after)

@@ -91,7 +91,7 @@ def test_result_arithmetic_on_a_fake_env_and_clock(clock):
     lines = []
     r = ss.measure_vector_env(env, game="pong", label="fake", backend="cpu", warmup_steps=80,
                               window_steps=10, windows=3, sync=lambda: syncs.append(env.steps),
-                              progress=lines.append, threads=2, frameskip=4)
+                              progress=lines.append, threads=2, frameskip=19)
     # Warm-up: steps 0..79 (the first step included); windows: 80-89, 90-99, 100-109.
     assert r.warmup_steps == 80 and r.warmup_target == 80 and not r.warmup_cut
     assert [w.steps for w in r.windows] == [10, 10, 10]
@@ -100,7 +100,7 @@ def test_result_arithmetic_on_a_fake_env_and_clock(clock):
     assert [w.reset_seconds for w in r.windows] == pytest.approx([0.008] * 3)
     # Median of 400, 200, 133.3 agent steps/s (a mean would give 244).
     assert r.agent_steps_per_s == pytest.approx(200.0)
-    assert r.frames_per_s == pytest.approx(800.0)
+    assert r.frames_per_s == pytest.approx(200.0 * 19)
     assert r.episode_ends_per_step == pytest.approx(6 / 30)
     assert r.episodes_per_window == pytest.approx(2.0)
     assert r.reset_share == pytest.approx(0.024 / 0.6)
@@ -109,9 +109,10 @@ def test_result_arithmetic_on_a_fake_env_and_clock(clock):
     # sync before starting and before stopping each window's timer (and after set-up, warm-up).
     assert syncs == [1, 80, 80, 90, 90, 100, 100, 110]
     assert any("window 3/3" in line for line in lines)
-    # The warm-up restarted groups 1..7 of STAGGER_GROUPS at steps 10, 20, ..., 70 (console i in
-    # group i % 8: of these 4 consoles, groups 1-3 are consoles 1-3; the rest are empty).
-    assert [step for step, _ in env.masked_resets] == [10, 20, 30, 40, 50, 60, 70]
+    # The warm-up restarted groups 1..7 of STAGGER_GROUPS at steps 8, 16, ..., 56: spread over
+    # the warm-up but its last 16 steps, the 300 decorrelation frames at frameskip 19 (console i
+    # in group i % 8: of these 4 consoles, groups 1-3 are consoles 1-3; the rest are empty).
+    assert [step for step, _ in env.masked_resets] == [8, 16, 24, 32, 40, 48, 56]
     assert [mask.tolist() for _, mask in env.masked_resets[:4]] == [
         [False, True, False, False], [False, False, True, False], [False, False, False, True],
         [False, False, False, False]]

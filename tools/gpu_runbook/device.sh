@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from the repository root, one command for all three stages (9.5 min):
-#     bash tools/gpu_runbook/device.sh 1 3 2
+# On a lent GPU machine, from the repository root: the first call (9.3 min), throughput
+#     bash tools/gpu_runbook/device.sh 2
+# then the second, at once (4 min): exactness and the profile
+#     bash tools/gpu_runbook/device.sh 1 3
 # (one stage with its options: bash tools/gpu_runbook/device.sh 2 --time-limit 200)
 # The device call must carry .gpurun and .whl (made by `python -m tools.gpu_runbook prepare`).
 # Sets up the carried wheels and the precompiled kernel cache and runs each stage with its time
@@ -28,8 +30,8 @@ files_of() {       # what a stage writes (at most 8 files come back from a call:
                    # without PPO write 7, their log shared)
     case $1 in
         1) echo "preflight.json exactness_cuda.jsonl" ;;
-        2) echo "throughput.jsonl" ;;
-        3) echo "profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log" ;;
+        2) echo "preflight.json throughput.jsonl" ;;
+        3) echo "preflight.json profile.jsonl profile_order.json ncu_metrics.csv training.jsonl ppo_pong.csv ppo_pong.png ppo_pong.log" ;;
         4) echo "cpu_scaling.jsonl" ;;
     esac
 }

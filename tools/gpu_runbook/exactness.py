@@ -52,9 +52,11 @@ established:
 
 What this stage does instead:
 
-1. ONE host thread, jobs interleaved round-robin (one unit per job per pass), at most `slots`
-   (32) at a time, each slot with its own non-blocking cupy stream (cule_py launches on cupy's
-   current stream), reused by the slot's next job. CUDA_DEVICE_MAX_CONNECTIONS is set to 32 when
+1. ONE host thread issues the units, jobs interleaved round-robin (one unit per job per pass),
+   at most `slots` (32) at a time, each slot with its own non-blocking cupy stream (cule_py
+   launches on cupy's current stream, which is per host thread), reused by the slot's next job.
+   Job starts, which wait for their own construction, run in START_THREADS threads beside it
+   (on the GPU; see run_jobs). CUDA_DEVICE_MAX_CONNECTIONS is set to 32 when
    this module is imported; it counts only if no CUDA context exists yet, so the runbook should
    export it before Python starts (device.sh). CULE_PY_EXACTNESS_STREAMS=null puts every job on
    the legacy default stream instead (the trace path's arrangement, serial on the GPU), and
@@ -115,6 +117,7 @@ for run_stage and as much for compare, kernels cached.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import csv
 import dataclasses
@@ -666,15 +669,25 @@ def replay(spec: Spec, backend, units: int) -> Job:
 
 
 # -- the scheduler ---------------------------------------------------------------------------------
+# Job starts run in this many host threads beside the issuing loop. A start waits for its own
+# construction (power-on and reset_game, ~1 s of a lone warp's frames on the GPU): one after
+# another on the issuing thread they took 66 of the stage's 140 s of host time on the H200
+# (2026-11-30), and 52 of the 104 emulator games were never reached.
+START_THREADS = 4
+
+
 def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print,
-             device: str = "", run_id: str = "", progress_every: float = 20.0) -> dict:
+             device: str = "", run_id: str = "", progress_every: float = 20.0,
+             start_threads: int = START_THREADS) -> dict:
     """Every spec as a job, at most backend.slots at a time, round-robin one unit per job per
-    pass, on ONE host thread. A job with `ahead` units in flight waits; when no job can issue, the
-    host waits for the oldest event in flight. New jobs start one per pass (their construction
-    syncs; the others' queued units keep the GPU busy meanwhile). `time_limit` seconds after the
-    call: nothing more is issued, in-flight work is given a short drain, and every unfinished job
-    gets a row with the checkpoints that have landed (status partial), every job never started
-    a not_reached row."""
+    pass; units are issued from ONE host thread. A job with `ahead` units in flight waits; when
+    no job can issue, the host waits for the oldest event in flight. New jobs start in up to
+    `start_threads` threads beside it (0: on the issuing thread, one per pass), each on its own
+    stream; the first job of each mode starts on the issuing thread, so that its kernels load
+    once, and a start that fails in a thread sends the later ones back to the issuing thread.
+    `time_limit` seconds after the call: nothing more is issued or started, in-flight work is
+    given a short drain, and every unfinished job gets a row with the checkpoints that have
+    landed (status partial), every job never started a not_reached row."""
     t0 = time.perf_counter()
     deadline = t0 + time_limit
     stop_margin = min(10.0, 0.02 * time_limit)
@@ -688,6 +701,9 @@ def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print
     totals = {"host": 0.0, "start": 0.0}     # host seconds inside jobs (issuing, cule_py's syncs)
     next_report = t0 + progress_every
     errors_in_a_row = 0
+    starting: dict = {}                     # job -> the Future of its start in a thread
+    started_modes: set = set()
+    threads = concurrent.futures.ThreadPoolExecutor(start_threads) if start_threads else None
 
     def finish(job: Job, status: str) -> None:
         nonlocal errors_in_a_row
@@ -709,6 +725,10 @@ def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print
         job.poll()
         finish(job, "error")
 
+    def can_start(now: float) -> bool:
+        return bool(pending and free_slots and deadline - now > start_margin
+                    and len(starting) < max(1, start_threads))
+
     while pending or active:
         now = time.perf_counter()
         if now >= deadline - stop_margin or errors_in_a_row >= 3:
@@ -718,17 +738,32 @@ def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print
             log(f"  [{now - t0:.0f} s] {len(active)} running, {len(pending)} waiting, "
                 f"{dict(counts)} done; host waits {waited:.1f} s; "
                 + ", ".join(f"{j.spec.game}:{j.done_unit}/{j.spec.units}" for j in active[:12]))
-        if pending and free_slots and deadline - now > start_margin:
+        for job, future in list(starting.items()):
+            if future.done():
+                del starting[job]
+                if future.exception() is not None:
+                    fail(job, future.exception())
+                    if threads is not None:
+                        log("  a start failed in a thread: later jobs start on this one")
+                        threads.shutdown(wait=False)
+                        threads = None
+        if can_start(now):
             spec = pending.popleft()
             job = make_job(spec, backend, free_slots.pop(0))
             active.append(job)
             seq += 1
-            try:
-                job.start(seq)
-            except Exception as err:     # noqa: BLE001 - recorded, the others go on
-                fail(job, err)
+            if threads is not None and spec.mode in started_modes:
+                starting[job] = threads.submit(job.start, seq)
+            else:
+                try:
+                    job.start(seq)
+                    started_modes.add(spec.mode)
+                except Exception as err:     # noqa: BLE001 - recorded, the others go on
+                    fail(job, err)
         progressed = False
         for job in list(active):
+            if job in starting:
+                continue
             job.poll()
             if job.issued_all:
                 if not job.events:
@@ -741,9 +776,12 @@ def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print
                     progressed = True
                 except Exception as err:     # noqa: BLE001
                     fail(job, err)
-        if not progressed and not (pending and free_slots and deadline - now > start_margin):
+        if not progressed and not can_start(now):
             waiting = [j.events[0] for j in active if j.events]
-            if waiting:
+            if not waiting and starting:
+                concurrent.futures.wait(list(starting.values()), timeout=0.05,
+                                        return_when=concurrent.futures.FIRST_COMPLETED)
+            elif waiting:
                 # The oldest unit in flight, looked at every 0.5 ms (never past the stop time:
                 # a pathologically slow GPU must not hold the host beyond the limit).
                 event = min(waiting, key=lambda e: e[0])[2]
@@ -757,7 +795,13 @@ def run_jobs(specs: list[Spec], backend, *, time_limit: float, on_row, log=print
                     fail(job, RuntimeError("scheduler stalled: nothing in flight, nothing ready"))
             else:
                 break
-    # Time is up (or too many errors): a short drain, then what has landed.
+    # Time is up (or too many errors): the starts under way end (no new one began within
+    # start_margin of the deadline), a short drain, then what has landed.
+    for job, future in starting.items():
+        if future.exception() is not None:
+            fail(job, future.exception())
+    if threads is not None:
+        threads.shutdown(wait=True)
     drain_until = min(deadline, time.perf_counter() + 5.0)
     while any(j.in_flight() for j in active) and time.perf_counter() < drain_until:
         time.sleep(0.005)
@@ -856,8 +900,12 @@ def run_stage(results_dir: pathlib.Path, *, device: str, scale: str, time_limit:
             return summary
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     left = max(0.0, time_limit - (time.perf_counter() - start))
+    # Starts in threads only where the consoles are on the GPU: there a start waits for its
+    # own stream. The CPU's starts are work, on cule_py's one pool of CPU threads.
+    threaded = isinstance(backend, GpuBackend) and backend.emulator_device == "cuda"
     result = run_jobs(todo, backend, time_limit=left, on_row=_appender(path), log=log,
-                      device=device, run_id=run_id)
+                      device=device, run_id=run_id,
+                      start_threads=START_THREADS if threaded else 0)
     summary.update(result)
     summary["seconds"] = round(time.perf_counter() - start, 2)
     log(f"exactness ({device}): {result['counts']} in {summary['seconds']} s; not reached: "

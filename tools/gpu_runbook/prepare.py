@@ -110,10 +110,9 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
     if missing:
         print(f"not ready: {missing} missing", file=sys.stderr)
         return 1
-    print("ready: carry .gpurun and .whl; on the GPU, one call (timeout 600 s): "
-          "`bash tools/gpu_runbook/device.sh 1 --time-limit 125; bash "
-          "tools/gpu_runbook/device.sh 2 --time-limit 435` (or `device.sh 1 3 2` with the "
-          "profile; benchmarks/README.md), then `device.sh 4` if 3 minutes are left")
+    print("ready: carry .gpurun and .whl; on the GPU, a first call (timeout 600 s): "
+          "`bash tools/gpu_runbook/device.sh 2`, then at once a second (timeout 300 s): "
+          "`bash tools/gpu_runbook/device.sh 1 3` (benchmarks/README.md)")
     return 0
 
 

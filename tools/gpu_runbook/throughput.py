@@ -138,10 +138,18 @@ def _has_torch() -> bool:
 
 
 def _budget(item: dict, scale: str) -> float:
-    """Seconds one configuration may take, warm-up included (its share of a 9-minute command)."""
+    """Seconds one configuration may take, its env's construction included (its share of a
+    9-minute command). On the H200 (2026-11-30, 1ac43ab) an agent item at 16,384 consoles spent
+    9-13 s building its env and resetting, then ~14-16 agent steps/s in Pong's warm-up (1,000
+    steps) and 8-12 in the other games' (250-300); at 131,072 consoles, 84 s building and
+    resetting and ~3.2 steps/s."""
     if scale == "tiny":
         return 20.0
-    return {"ale_vector": 30.0, "agent": 75.0, "raw": 45.0, "env_runner": 45.0}[item["kind"]]
+    if item["kind"] == "agent" and item["consoles"] > 65_536:
+        return 230.0
+    if item["kind"] == "agent" and item["game"] == "pong":
+        return 105.0
+    return {"ale_vector": 30.0, "agent": 65.0, "raw": 45.0, "env_runner": 45.0}[item["kind"]]
 
 
 def _window(at_16k: int, consoles: int) -> int:
@@ -165,22 +173,30 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
 
     tiny = scale == "tiny"
     game, consoles = item["game"], item["consoles"]
+    started = time.perf_counter()
     if item["kind"] == "ale_vector":
         threads = os.cpu_count()
         env = S.make_ale_env(game, consoles, threads)
         backend = "ale_py"
     else:
         threads = None
-        env = S.make_cule_env(game, consoles, device=item["device"])
+        env = _profiled_construction(lambda: S.make_cule_env(game, consoles,
+                                                             device=item["device"]), log)
         backend = f"cule_py-{item['device']}"
+    construction = time.perf_counter() - started
     try:
+        # What the construction left of the budget: three quarters for the warm-up, which
+        # decides whether episodes end inside the windows; the windows shrink to fit a fifth
+        # (on the GPU their three medians agree within a few per cent).
+        left = max(budget - construction, 10.0)
         result = S.measure_vector_env(
             env, game=game, label=f"{backend} {game} x{consoles}", backend=backend,
             warmup_steps=8 if tiny else S.default_warmup_steps(game),
             window_steps=4 if tiny else _window(50, consoles), windows=3, seed=0,
-            time_budget=budget * 0.5, window_budget=budget * 0.45,
+            time_budget=left * 0.75, window_budget=left * 0.2,
             sync=_sync(item["device"]), progress=log, threads=threads)
         record = result.as_dict()
+        record["construction_seconds"] = round(construction, 2)
         if item["kind"] == "agent":
             # what the consoles ran with (the dry run checks that the setting reached them)
             from cule_py.kernels import layout as L
@@ -201,6 +217,30 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
     finally:
         env.close()
     return record
+
+
+# An env's construction slower than this gets its profile's top entries in the log: at 131,072
+# consoles it took 72 s on the H200 (2026-11-30), against 8-11 s at 16,384, for reasons no run
+# has recorded.
+SLOW_CONSTRUCTION_S = 20.0
+
+
+def _profiled_construction(build, log):
+    """build() under cProfile; where it took over SLOW_CONSTRUCTION_S, the 12 entries of most
+    cumulative time go to the log."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    started = time.perf_counter()
+    env = profile.runcall(build)
+    seconds = time.perf_counter() - started
+    if seconds > SLOW_CONSTRUCTION_S:
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(12)
+        log(f"  construction took {seconds:.1f} s; its profile:\n" + out.getvalue())
+    return env
 
 
 def measure_env_runner(item: dict, scale: str, budget: float, log) -> dict:
