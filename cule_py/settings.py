@@ -52,10 +52,6 @@ PORTABLE_CACHE = Setting(
     "CULE_PY_PORTABLE_CACHE", None, ("1",),
     "1 when building a wheel: the wheel carries the CPU kernels compiled for a generic x86-64 "
     "(setup.py).", "packagers")
-GPU_SCHEDULE = Setting(
-    "CULE_PY_GPU_SCHEDULE", "scanline", ("scanline", "min_pc", "free"),
-    "How a warp's lanes are scheduled (kernels/gpu/warp_schedule.py); scanline measured fastest on "
-    "an H200.", "developers")
 GPU_DRAW_AT_WSYNC = Setting(
     "CULE_PY_GPU_DRAW_AT_WSYNC", "1", ("1", "0"),
     "1: the GPU's 6507 draws the picture up to each WSYNC, so a warp draws one line together.",
@@ -83,8 +79,7 @@ EXACTNESS_STREAMS = Setting(
     "CULE_PY_EXACTNESS_STREAMS", "non_blocking", ("non_blocking", "null"),
     "null: every job of the exactness stage on the legacy default stream.", "the GPU runbook")
 
-SETTINGS = (CACHE_DIR, NO_CACHE, COMPILE_NOTICE, CPU_CORE, PORTABLE_CACHE, GPU_SCHEDULE,
-            GPU_DRAW_AT_WSYNC, GPU_RESET_BLOCKS, GPU_STEP_REGISTERS, THREADS_PER_BLOCK,
+SETTINGS = (CACHE_DIR, NO_CACHE, COMPILE_NOTICE, CPU_CORE, PORTABLE_CACHE, GPU_DRAW_AT_WSYNC, GPU_RESET_BLOCKS, GPU_STEP_REGISTERS, THREADS_PER_BLOCK,
             RUNTIME_KEY, EXACTNESS_SLOTS, EXACTNESS_STREAMS)
 
 

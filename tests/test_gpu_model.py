@@ -220,21 +220,19 @@ def _runbook_throughput():
     return throughput
 
 
-def test_the_gpu_schedule_comes_from_the_environment(monkeypatch):
-    from cule_py.batch import gpu_schedule
-    from cule_py.kernels.gpu.warp_schedule import FREE, MIN_PC, SCANLINE, SCHEDULES
-    monkeypatch.delenv("CULE_PY_GPU_SCHEDULE", raising=False)
-    # the default, and the runbook's idea of it (its throughput stage measures the default first)
+def test_every_batch_takes_the_scanline_schedule(monkeypatch):
+    """The schedule is decided (an H200, 2026-11-27): no variable chooses another, and the
+    runbook records the one that ran."""
+    from cule_py import settings
+    from cule_py.batch import ConsoleBatch, gpu_schedule
+    from cule_py.kernels import layout as L
+    from cule_py.kernels.gpu.warp_schedule import SCANLINE
+    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "free")     # a variable of the past: ignored
     assert gpu_schedule() == SCANLINE
-    throughput = _runbook_throughput()
-    assert SCHEDULES[throughput.DEFAULT_SCHEDULE] == gpu_schedule()
-    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "free")
-    assert gpu_schedule() == FREE
-    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "min_pc")
-    assert gpu_schedule() == MIN_PC
-    monkeypatch.setenv("CULE_PY_GPU_SCHEDULE", "fastest")
-    with pytest.raises(ValueError, match="min_pc"):
-        gpu_schedule()
+    assert "CULE_PY_GPU_SCHEDULE" not in {s.name for s in settings.SETTINGS}
+    batch = ConsoleBatch("pong", 2)
+    assert set(batch.state[:, L.GPU_SCHEDULE].tolist()) == {SCANLINE}
+    assert _runbook_throughput().DEFAULT_SCHEDULE == "scanline"
 
 
 def test_drawing_at_wsync_comes_from_the_environment(monkeypatch):
@@ -335,15 +333,14 @@ def test_reset_blocks_that_need_a_whole_sm():
 def test_schedule_keys_order_scanline_before_pc():
     import numpy as np
 
-    from cule_py.kernels.gpu.warp_schedule import MIN_PC, SCANLINE, schedule_key
+    from cule_py.kernels.gpu.warp_schedule import schedule_key
     start = np.int64(0)
     # the PC's 13 bits only (the bank is not in the key)
-    assert schedule_key(MIN_PC, 0xF123, 10_000, start) == 0x1123
-    assert schedule_key(MIN_PC, 0x1123, 10, start) == schedule_key(MIN_PC, 0x1123, 5000, start)
+    assert schedule_key(0xF123, 10, start) == schedule_key(0x1123, 10, start) == 0x1123
     # a lane a line behind comes first whatever its PC
-    assert schedule_key(SCANLINE, 0x1FFF, 75, start) < schedule_key(SCANLINE, 0x1000, 76, start)
-    assert schedule_key(SCANLINE, 0x1000, 76, start) >> 13 == 1
-    assert schedule_key(SCANLINE, 0x1000, -5, start) == 0x1000      # clamped at line 0
+    assert schedule_key(0x1FFF, 75, start) < schedule_key(0x1000, 76, start)
+    assert schedule_key(0x1000, 76, start) >> 13 == 1
+    assert schedule_key(0x1000, -5, start) == 0x1000      # clamped at line 0
 
 
 def test_a_running_lanes_key_is_below_finished():
@@ -351,15 +348,13 @@ def test_a_running_lanes_key_is_below_finished():
     it: not at the highest PC on the last line a key can hold, nor with a clock that wrapped."""
     import numpy as np
 
-    from cule_py.kernels.gpu.warp_schedule import (FINISHED, LAST_LINE, MIN_PC, PC_BITS, SCANLINE,
-                                               schedule_key)
+    from cule_py.kernels.gpu.warp_schedule import FINISHED, LAST_LINE, PC_BITS, schedule_key
     start = np.int64(0)
     far = np.int32(0x7FFFFFFF // 3)                 # 3 x clk near int32's end: line clamped
-    assert schedule_key(SCANLINE, 0xFFFF, far, start) == (LAST_LINE << PC_BITS) | 0x1FFF
+    assert schedule_key(0xFFFF, far, start) == (LAST_LINE << PC_BITS) | 0x1FFF
     for pc in (0, 0x1FFF, 0xFFFF):
         for clk in (0, 75, 10_000, far, np.int32(-far)):
-            for schedule in (MIN_PC, SCANLINE):
-                assert 0 <= schedule_key(schedule, pc, clk, start) < FINISHED
+            assert 0 <= schedule_key(pc, clk, start) < FINISHED
 
 
 def test_scheduling_plan_gives_the_schedule_keys():
@@ -368,21 +363,19 @@ def test_scheduling_plan_gives_the_schedule_keys():
     import numpy as np
 
     from cule_py.kernels import layout as L
-    from cule_py.kernels.gpu.warp_schedule import (FREE, MIN_PC, SCANLINE, planned_key,
-                                               schedule_key, scheduling_plan)
+    from cule_py.kernels.gpu.warp_schedule import (FREE, SCANLINE, planned_key, schedule_key,
+                                               scheduling_plan)
     st = np.zeros((3, L.STATE_FIELDS), np.int32)
     st[1, L.GPU_SCHEDULE] = FREE
     assert scheduling_plan(st, 1) == FREE
     rng = np.random.default_rng(5)
-    for schedule in (MIN_PC, SCANLINE):
-        for frame_start in range(-227, 1):      # tia.start_frame's phases, and reset's 0
-            st[2, L.GPU_SCHEDULE] = schedule
-            st[2, L.TIA_FRAME_START] = frame_start
-            plan = scheduling_plan(st, 2)
-            assert plan != FREE
-            for pc, clk in zip(rng.integers(0, 1 << 16, 4), rng.integers(-10, 30_000, 4)):
-                assert planned_key(plan, pc, clk) == schedule_key(schedule, pc, clk,
-                                                                  np.int64(frame_start))
+    for frame_start in range(-227, 1):      # tia.start_frame's phases, and reset's 0
+        st[2, L.GPU_SCHEDULE] = SCANLINE
+        st[2, L.TIA_FRAME_START] = frame_start
+        plan = scheduling_plan(st, 2)
+        assert plan != FREE
+        for pc, clk in zip(rng.integers(0, 1 << 16, 4), rng.integers(-10, 30_000, 4)):
+            assert planned_key(plan, pc, clk) == schedule_key(pc, clk, np.int64(frame_start))
 
 
 @pytest.mark.slow

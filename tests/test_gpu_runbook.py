@@ -52,7 +52,7 @@ def test_dry_run_runs_every_stage(tmp_path):
             assert set(r["breakdown_share"]) == {"inference", "env", "host_copy", "spans"}
     kinds = {(r["kind"], r["game"]) for r in throughput}
     assert {("ale_vector", "pong"), ("agent", "pong"), ("raw", "breakout")} <= kinds
-    assert {r["schedule"] for r in throughput if r["kind"] == "agent"} == {"free", "scanline"}
+    assert {r["schedule"] for r in throughput if r["kind"] == "agent"} == {"scanline"}
     # drawing at WSYNC on (the default) and off, as the consoles had it
     agents = [r for r in throughput if r["kind"] == "agent"]
     assert {r["draw_at_wsync"] for r in agents} == {0, 1}

@@ -239,7 +239,7 @@ class StepRecorder:
     def _tracer(self, lane):
         import numpy as np
         from cule_py.kernels import layout as L
-        from cule_py.kernels.gpu.warp_schedule import SCANLINE, schedule_key
+        from cule_py.kernels.gpu.warp_schedule import schedule_key
 
         records = []
         current = collections.Counter()
@@ -270,7 +270,7 @@ class StepRecorder:
                 close()
                 f = frame.f_locals
                 st, env = f["bus"][3], f["bus"][5]
-                state["key"] = int(schedule_key(SCANLINE, f["pc"], f["clk"],
+                state["key"] = int(schedule_key(f["pc"], f["clk"],
                                                 np.int64(st[env, L.TIA_FRAME_START])))
             return local
         return global_, records, close

@@ -112,7 +112,8 @@ def python() -> str:
 @contextlib.contextmanager
 def environment(name: str, value: str):
     """Environment variable `name` set to `value` inside, as it was after (cule_py reads
-    CULE_PY_GPU_SCHEDULE at power-on and CULE_PY_GPU_STEP_REGISTERS when a vector env is made)."""
+    CULE_PY_GPU_DRAW_AT_WSYNC at power-on and CULE_PY_GPU_STEP_REGISTERS when a vector env is
+    made)."""
     before = os.environ.get(name)
     os.environ[name] = value
     try:

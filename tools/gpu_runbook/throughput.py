@@ -4,9 +4,8 @@ Order of value (a stage cut short by its time limit keeps what it measured, and 
 with the same results folder goes on where it stopped):
 
 1. ale-py's AtariVectorEnv on all cores, Pong and Breakout (the ratio's denominator), each
-   followed by cule_py's agent step at 16,384 consoles under the default warp schedule
-   (scanline since 2026-11-27; kernels/gpu/warp_schedule.py, the schedule a state field set from
-   CULE_PY_GPU_SCHEDULE);
+   followed by cule_py's agent step at 16,384 consoles (under the scanline warp schedule, the
+   only one since the H200 of 2026-11-27 decided it; kernels/gpu/warp_schedule.py);
 2. Space Invaders, Ms. Pac-Man and Seaquest: the agent step at 16,384 (with Pong and Breakout,
    the five games of issue 27's headline median; before the env runner since 2026-11-27: the
    env runner was measured on the H200 on 2026-11-27, the median never); then Seaquest at
@@ -28,11 +27,8 @@ with the same results folder goes on where it stopped):
    machine): CuleEnvRunner's sample loop (cule_py.rollout) with the PPO network on the GPU,
    cule_py's consoles on the GPU against ale-py's vector env on all cores, Pong
    (benchmarks/env_runner_device_path.py; needs torch, which the GPU image has);
-5. Pong and Breakout under the free schedule, the same-machine baseline;
-6. cule_py's agent step at 65,536 consoles, Pong, then raw `act()` frames (every frame drawn)
-   at 16,384 and 65,536;
-7. both games under the min_pc schedule (3% faster than scanline on Pong, 7% slower on
-   Breakout on the H200, 2026-11-27).
+5. cule_py's agent step at 65,536 consoles, Pong, then raw `act()` frames (every frame drawn)
+   at 16,384 and 65,536.
 
 Every figure comes from `cule_py.steady_state` (warm-up past the first episode ends where the
 budget allows, consoles decorrelated and checked by distinct RAM, resets inside the timed
@@ -49,10 +45,9 @@ from .common import Deadline, Log, append_record, environment, read_records
 
 RECORDS = "throughput.jsonl"
 BENCHMARK_GAMES = ("pong", "breakout", "space_invaders", "ms_pacman", "seaquest")
-# The warp schedules compared (kernels/gpu/warp_schedule.SCHEDULES): the default, the baseline, the
-# third. The default must equal cule_py.batch.gpu_schedule()'s.
-SCHEDULES = ("scanline", "free", "min_pc")
-DEFAULT_SCHEDULE = SCHEDULES[0]
+# The warp schedule every item runs (cule_py.batch.gpu_schedule), named in its record: records
+# before 2026-11-27 name none (then free), those of 2026-11-27 name free, scanline or min_pc.
+DEFAULT_SCHEDULE = "scanline"
 # The agent step kernel's register budgets (cule_py.batch.STEP_REGISTERS), the default first.
 DEFAULT_REGISTERS = 255
 # Whether the decoded core draws up to each WSYNC (cule_py.batch.gpu_draw_at_wsync's default).
@@ -71,10 +66,9 @@ def plan(scale: str, device: str) -> list[dict]:
     items: list[dict] = []
     for game in ("pong", "breakout"):
         items.append({"kind": "ale_vector", "game": game, "consoles": ale_envs})
-        # (the dry run, on the CPU, only checks that a schedule reaches the consoles)
+        # (the dry run, on the CPU, measures one game of each kind)
         if scale != "tiny" or game == "pong":
-            items.append({"kind": "agent", "game": game, "consoles": big,
-                          "schedule": SCHEDULES[0]})
+            items.append({"kind": "agent", "game": game, "consoles": big})
     for game in BENCHMARK_GAMES[2:]:
         items.append({"kind": "agent", "game": game, "consoles": big})
     # The best batch by the model (2026-11-28): the step at 64 registers, 131,072 consoles in one
@@ -98,17 +92,11 @@ def plan(scale: str, device: str) -> list[dict]:
         for sampler, consoles in (("cule", runner_consoles), ("ale", ale_envs)):
             items.append({"kind": "env_runner", "game": "pong", "consoles": consoles,
                           "sampler": sampler})
-    for game in ("pong", "breakout") if scale != "tiny" else ("pong",):
-        items.append({"kind": "agent", "game": game, "consoles": big, "schedule": SCHEDULES[1]})
     for game in ("pong", "breakout"):
         items.append({"kind": "agent", "game": game, "consoles": bigger})
     for consoles in (big, bigger):
         for game in ("pong", "breakout"):
             items.append({"kind": "raw", "game": game, "consoles": consoles})
-    if scale != "tiny":
-        for game in ("pong", "breakout"):
-            items.append({"kind": "agent", "game": game, "consoles": big,
-                          "schedule": SCHEDULES[2]})
     unique = []
     for item in items:
         # (an env runner's device is its policy's; ale-py's consoles stay on the CPU)
@@ -311,8 +299,7 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
         try:
             measure = {"raw": measure_raw, "env_runner": measure_env_runner}.get(
                 item["kind"], measure_vector)
-            with environment("CULE_PY_GPU_SCHEDULE", item["schedule"]), \
-                    environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])), \
+            with environment("CULE_PY_GPU_STEP_REGISTERS", str(item["registers"])), \
                     environment("CULE_PY_GPU_DRAW_AT_WSYNC", str(item["draw_at_wsync"])), \
                     environment("CULE_PY_GPU_RESET_BLOCKS", item["reset_blocks"]):
                 record.update(measure(item, scale, budget, log))

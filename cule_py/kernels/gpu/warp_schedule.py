@@ -6,26 +6,24 @@ stands), decorrelated consoles sit at different PCs, take different opcode bodie
 different spans, and the H100 measured 1.8 of 32 lanes active per warp instruction (identical
 consoles ran the same instructions 27x faster; benchmarks/RESULTS.md, H100, 2026-11-26).
 
-The other schedules keep lanes together: each step the warp agrees on the smallest key among the
-lanes still in the frame, and only the lanes holding it execute one instruction, so a step's
-lanes share one opcode, one addressing path and, mostly, one device register:
-
-* `min_pc`: the key is the PC (13 bits; the bank is not in it, so lanes at one address of
-  different banks share a step, which only costs divergence);
-* `scanline`: the key is (scanline of the frame, PC), so lanes also draw the same line's span
-  when a TIA write catches the picture up.
+The `scanline` schedule keeps lanes together: each step the warp agrees on the smallest key
+among the lanes still in the frame, and only the lanes holding it execute one instruction, so a
+step's lanes share one opcode, one addressing path and, mostly, one device register. The key is
+(scanline of the frame, PC: its 13 bits, the bank not in it, so lanes at one address of
+different banks share a step, which only costs divergence), so lanes also draw the same line's
+span when a TIA write catches the picture up.
 
 The laggard always holds the minimum, so every lane finishes its frame; lanes never exchange
 data, so the schedule changes only the interleaving, never a console's results (each lane runs
 the same instructions, in order, with the same 25,000-instruction budget, as the free loop).
 
-The schedule is a console state field (`GPU_SCHEDULE`, set for the whole batch from
-`CULE_PY_GPU_SCHEDULE`; default scanline, measured 3.1x free on Pong's agent step and 1.37x on
-Breakout's on an H200, benchmarks/RESULTS.md, 2026-11-27) read at run time, so that one compiled
-kernel measures all three. It applies where the whole warp enters a frame together (`activemask()` full; the
-act and agent-step kernels are that case); a partial warp (lanes masked out, or lanes
-replaying a frame the others do not) runs free. The CPU backend has no warps: it never reads
-the field (console_fast_path / bus.run_instructions).
+The schedule is a console state field (`GPU_SCHEDULE`, SCANLINE for every batch: an H200
+measured it 3.1x the free loop on Pong's agent step and 1.37x on Breakout's, and a key of the PC
+alone 3% faster on Pong and 7% slower on Breakout; benchmarks/RESULTS.md, 2026-11-27). It applies
+where the whole warp enters a frame together (`activemask()` full; the act and agent-step
+kernels are that case); a partial warp (lanes masked out, or lanes replaying a frame the others
+do not), or a console whose field is FREE, runs free. The CPU backend has no warps: it never
+reads the field (console_fast_path / bus.run_instructions).
 """
 
 import numpy as np
@@ -38,8 +36,7 @@ from .. import layout as L
 from ..frame_loop.bus import INSTRUCTIONS_PER_FRAME, cpu_step, run_instructions
 from ..cpu.idle_loop import skip_idle_polls
 
-FREE, MIN_PC, SCANLINE = 0, 1, 2
-SCHEDULES = {"free": FREE, "min_pc": MIN_PC, "scanline": SCANLINE}
+FREE, SCANLINE = 0, 2
 
 ALL_LANES = 0xFFFFFFFF
 FINISHED = 0x7FFFFFFF       # the key of a lane whose frame is over: larger than any other
@@ -51,18 +48,16 @@ LAST_LINE = (FINISHED >> PC_BITS) - 1
 
 
 @register_jitable
-def schedule_key(schedule, pc, clk, frame_start):
-    """The lane's place in the schedule: its PC, below its scanline for `scanline`. In 32-bit
+def schedule_key(pc, clk, frame_start):
+    """The lane's place in the schedule: its scanline of the frame, above its PC. In 32-bit
     arithmetic (a frame's clocks fit; with a 64-bit division a scheduled step took 27 more SASS,
     offline sm_90a): a key only orders the lanes, so even a wrapped clock could not change a
     console's results."""
     key = np.int32(pc & np.int32((1 << PC_BITS) - 1))
-    if schedule == SCANLINE:
-        clocks = np.int32(np.int32(3) * np.int32(clk) - np.int32(frame_start))
-        line = np.uint32(max(clocks, np.int32(0))) // np.uint32(228)
-        line = np.int32(min(line, np.uint32(LAST_LINE)))
-        key = np.int32(key | np.int32(line << np.int32(PC_BITS)))
-    return key
+    clocks = np.int32(np.int32(3) * np.int32(clk) - np.int32(frame_start))
+    line = np.uint32(max(clocks, np.int32(0))) // np.uint32(228)
+    line = np.int32(min(line, np.uint32(LAST_LINE)))
+    return np.int32(key | np.int32(line << np.int32(PC_BITS)))
 
 
 @register_jitable
@@ -79,8 +74,7 @@ def scheduling_plan(st, env):
 @register_jitable
 def planned_key(plan, pc, clk):
     """schedule_key from a `scheduling_plan` word."""
-    return schedule_key(np.int32(plan & np.int32(3)), pc, clk,
-                        np.int32(-(plan >> np.int32(2))))
+    return schedule_key(pc, clk, np.int32(-(plan >> np.int32(2))))
 
 
 @register_jitable
