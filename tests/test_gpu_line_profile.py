@@ -94,9 +94,11 @@ def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     counts = glp.line_counts("pong", consoles=2, warmup=30, steps=1)
     sass = glp.line_sass("step", tmp_path)
     result = glp.estimate(counts, sass)
-    # ncu on an H100 (older kernels): 2.7 M a console-frame for the agent step; the estimate
-    # runs loops without unrolling and counts the same frames on other consoles
-    assert 1.5e6 < result["total"] < 5e6, result["total"]
+    # ncu on the H200 (2026-11-30, 1ac43ab's step, Pong after 300 frames): 2.04 M thread
+    # instructions a console-frame (133.7 G in a launch of 16,384 consoles x 4 frames). The
+    # estimate runs loops without unrolling and counts other frames on other consoles: within a
+    # factor of two of it (1.48 M here once the scheduled step lost the PC-only key's select)
+    assert 1.02e6 < result["total"] < 4.08e6, result["total"]
     assert {"agent/agent_step.py", "tia/render.py", "cpu/cpu6507.py", "tia/tia.py"} <= set(
         result["by_file"])
     for row in result["rows"][:20]:
