@@ -567,7 +567,8 @@ def run_1127_b(doc: Markdown) -> list[Figure]:
 
 def run_1130(doc: Markdown) -> list[Figure]:
     """The first run of nine changes predicted since 9ade5a7: the five games at 16,384 and
-    Seaquest at 131,072, each against the figure written before the run (session 32's)."""
+    Seaquest at 131,072, each against the figure written before it (RESULTS.md, 2026-11-28,
+    the autoreset launch on SMs of its own)."""
     run = "11-30 H200"
     out = throughput_figures(run, RESULTS_DIR / "2026-11-30-h200", [])
     names = {"pong": "Pong", "breakout": "Breakout", "space_invaders": "Space Invaders",
