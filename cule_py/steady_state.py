@@ -7,8 +7,9 @@ A figure is taken in steady state, the state a long training run spends its time
     DISTINCT_SHARE_MIN of them distinct (a few Pong consoles stay identical: see there);
   * warmed up past a typical episode, so that episodes end (and consoles reset) throughout the
     timed windows, as they do in training: a random agent ends a Pong episode about every 950
-    agent steps and Breakout about every 180 (`default_warmup_steps`). A time budget may cut the
-    warm-up short (never below the 300 frames); the result records the target and what was done;
+    agent steps and Breakout about every 180 (`default_warmup_steps`, per game). A time budget
+    may cut the warm-up short (never below the 300 frames); the result records the target and
+    what was done;
   * several timed windows of random actions, each reporting its steps, seconds, episode ends and,
     for cule_py's env, the seconds its autoreset launches took (the reset share). ale-py's reset
     time cannot be seen from outside its env: its reset share is None.
@@ -52,9 +53,14 @@ DECORRELATION_FRAMES = 300
 # so more warm-up does not remove them.
 DISTINCT_SHARE_MIN = 0.95
 
-# Warm-up targets in agent steps: past a random agent's typical episode (Pong ~950 steps,
-# Breakout ~180), so that the timed windows see episodes end at their steady rate.
-WARMUP_STEPS = {"pong": 1000, "breakout": 250}
+# Warm-up targets in agent steps: past most of a random agent's episodes (their 80th to 90th
+# percentile), so that the timed windows see episodes end at their steady rate. Random-agent
+# episodes measured with cule_py (v5 settings, 256 consoles, 2,500 steps; median / 90th
+# percentile): Pong 906 / 1,074, Breakout 172 / 255, Space Invaders 479 / 717, Ms. Pac-Man
+# 483 / 567, Seaquest 484 / 710. With 300 steps, the last three ended episodes in the windows
+# at a rising rate (Seaquest, 1,024 consoles: 13, 40, 63 a window).
+WARMUP_STEPS = {"pong": 1000, "breakout": 250, "space_invaders": 650, "ms_pacman": 550,
+                "seaquest": 650}
 OTHER_GAMES_WARMUP_STEPS = 300
 
 # ale-py AtariVectorEnv's defaults, with v5's sticky actions: the settings both sides run with.

@@ -101,8 +101,8 @@ def test_device_script_is_valid_bash_and_returns_each_stage_within_eight_files()
     for stage in ("1)", "2)", "3)", "4)"):
         line = next(li for li in script.splitlines() if li.strip().startswith(stage))
         assert 1 <= len(line.split('"')[1].split()) <= 8, line
-    # `device.sh 2`, then `device.sh 1 3`: each call's stages share one log, and files that
-    # two stages write (the preflight) come back once
+    # one call per stage or two (`device.sh 1 3` on request): the stages of a call share one
+    # log, and files that two stages write (the preflight) come back once
     assert "runbook.log" in script and "stage{stage}" not in (RUNBOOK / "__main__.py").read_text()
     files = {stage: set(next(li for li in script.splitlines() if li.strip().startswith(stage))
                         .split('"')[1].split()) for stage in ("1)", "2)", "3)")}

@@ -1,12 +1,12 @@
 """The GPU runbook: what a lent GPU has to show, run unattended in two commands.
 
     python -m tools.gpu_runbook prepare                # here: kernels precompiled, wheels (once)
-    bash tools/gpu_runbook/device.sh 2                 # there, the first call (9.3 min): the
+    bash tools/gpu_runbook/device.sh 2                 # there, the first call (9.6 min): the
                                                        # kernel cache checked, then throughput:
                                                        # the five games' headline, the best batch
-    bash tools/gpu_runbook/device.sh 1 3               # there, the second call at once (4
-                                                       # min): exactness, the Nsight Compute
-                                                       # profile
+    bash tools/gpu_runbook/device.sh 1                 # there, the second call at once (3 min):
+                                                       # exactness (or stage 2 again, for the
+                                                       # best batch: benchmarks/README.md)
     bash tools/gpu_runbook/device.sh 4                 # there, if 3 minutes are left: the CPU
                                                        # backend over the machine's cores
     python -m tools.gpu_runbook compare --results DIR  # here: the CPU side of the exactness check
@@ -30,11 +30,12 @@ from .common import RESULTS, Log, gpu_present
 
 # Seconds per stage on the GPU machine: a session is lent 15 minutes of device time in all, a
 # machine's start (about 50 s on the H200 of 2026-11-30) included. Throughput comes first, as
-# its own call (the headline's five games, then the best batch: on that H200 the five games
-# alone took 345 s of measuring); exactness and the profile follow in a second call made at
-# once, while the machine is warm: 555 + 245 s of commands and ~65 s of start, transfers and
-# the gap between the calls leave ~35 s spare.
-STAGE_LIMITS = {2: 540.0, 1: 170.0, 3: 60.0, 4: 150.0}
+# its own call: the headline's five games, warmed up past most of their episodes (~510 s by the
+# timings of that H200), then the best batch if time is left. The second call, made at once
+# while the machine is warm, gets ~235 s: the best batch if the first did not reach it
+# (`device.sh 2 --time-limit 220`), else exactness (`device.sh 1`); the profile only on request.
+# 50 + 575 + 10 + 235 s leave ~30 s spare.
+STAGE_LIMITS = {2: 560.0, 1: 170.0, 3: 60.0, 4: 150.0}
 # Stage 3 runs PPO after the profile only when given at least this long (--time-limit).
 TRAINING_FROM_S = 250.0
 STAGES = {1: "preflight and exactness", 2: "throughput", 3: "profile and training",

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from the repository root: the first call (9.3 min), throughput
+# On a lent GPU machine, from the repository root: the first call (9.6 min), throughput
 #     bash tools/gpu_runbook/device.sh 2
-# then the second, at once (4 min): exactness and the profile
-#     bash tools/gpu_runbook/device.sh 1 3
+# then the second, at once (4 min): the best batch where the first did not reach it, else
+# exactness (benchmarks/README.md)
+#     bash tools/gpu_runbook/device.sh 2 --time-limit 220      or      device.sh 1
 # (one stage with its options: bash tools/gpu_runbook/device.sh 2 --time-limit 200)
 # The device call must carry .gpurun and .whl (made by `python -m tools.gpu_runbook prepare`).
 # Sets up the carried wheels and the precompiled kernel cache and runs each stage with its time

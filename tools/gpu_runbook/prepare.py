@@ -111,8 +111,9 @@ def main(*, python312: str, skip_precompile: bool, skip_wheels: bool) -> int:
         print(f"not ready: {missing} missing", file=sys.stderr)
         return 1
     print("ready: carry .gpurun and .whl; on the GPU, a first call (timeout 600 s): "
-          "`bash tools/gpu_runbook/device.sh 2`, then at once a second (timeout 300 s): "
-          "`bash tools/gpu_runbook/device.sh 1 3` (benchmarks/README.md)")
+          "`bash tools/gpu_runbook/device.sh 2`, then at once a second (timeout 240 s): "
+          "`bash tools/gpu_runbook/device.sh 2 --time-limit 220` if the first did not reach the "
+          "best batch, else `bash tools/gpu_runbook/device.sh 1` (benchmarks/README.md)")
     return 0
 
 
