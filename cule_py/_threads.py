@@ -159,9 +159,10 @@ def _helpers(count: int) -> list[_Helper]:
 
 def run_on_threads(count: int, kernel, args: tuple, counter) -> None:
     """kernel(*args, counter) on this thread and `count - 1` helper threads at once, `counter`
-    (cpu_workers.claim_counter) zeroed first; returns when every console is done. A kernel's
-    exception is raised here."""
+    (cpu_workers.claim_counter) zeroed first and given the thread count; returns when every
+    console is done. A kernel's exception is raised here."""
     counter[0] = 0
+    counter[1] = max(count, 1)
     if count <= 1:
         kernel(*args, counter)
         return

@@ -19,11 +19,36 @@ from cule_py.vector import AtariVectorEnv
 
 @njit(nogil=True)
 def _count_claims(seen, counter):
+    items = np.uint64(seen.shape[0])
     while True:
-        i = claim(counter)
-        if i >= seen.shape[0]:
+        i = claim(counter, items)
+        if i >= items:
             break
         seen[i] += 1
+
+
+@njit
+def _claims_in_order(counter, items):
+    out = []
+    while True:
+        i = claim(counter, np.uint64(items))
+        if i >= items:
+            return out
+        out.append(np.int64(i))
+
+
+def test_claims_go_round_one_block_of_consoles_per_thread():
+    """Successive claims alternate between the launch's blocks, so that two threads claiming in
+    turn hold consoles far apart; every item is claimed once, a short last block included."""
+    counter = claim_counter()
+    counter[0], counter[1] = 0, 2
+    assert list(_claims_in_order(counter, 32))[:6] == [0, 16, 1, 17, 2, 18]
+    counter[0], counter[1] = 0, 2
+    assert list(_claims_in_order(counter, 5)) == [0, 3, 1, 4, 2]
+    counter[0], counter[1] = 0, 3
+    assert sorted(_claims_in_order(counter, 10)) == list(range(10))
+    counter[0], counter[1] = 0, 1
+    assert list(_claims_in_order(counter, 4)) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

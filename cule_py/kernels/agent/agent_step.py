@@ -829,7 +829,7 @@ def agent_step_cpu(console, agent, cfg, action_rows, actions, screen, outputs, s
     console's action, an index into `action_rows` (ALE's rows of the action set)."""
     consoles = np.uint64(console.st.shape[0])
     while True:
-        env = claim(counter)
+        env = claim(counter, consoles)
         if env >= consoles:
             break
         if mask[env]:
@@ -874,7 +874,7 @@ def agent_reset_cpu(op, console, tables, noop_mt, agent, cfg, screen, outputs, t
     per_origin = meta[RS.TABLE_DIRECT_FIRES] + 1
     items = np.uint64(meta[RS.TABLE_DIRECT_ORIGINS] * per_origin if fill else console.st.shape[0])
     while True:
-        index = claim(counter)
+        index = claim(counter, items)
         if index >= items:
             break
         if fill:

@@ -434,7 +434,7 @@ def drive(op, console, tables, rows, frames, rewards, mask, counter):
     `rewards`: its summed reward."""
     consoles = np.uint64(console.st.shape[0])
     while True:
-        env = claim(counter)
+        env = claim(counter, consoles)
         if env >= consoles:
             break
         if mask[env]:
