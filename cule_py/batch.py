@@ -84,9 +84,8 @@ def system_rng_stream(draws: int = _SYSTEM_RNG_DRAWS) -> np.ndarray:
 
 
 def gpu_schedule() -> int:
-    """How the GPU's warps schedule their lanes (kernels/gpu/warp_schedule.py): scanline, which
-    an H200 measured 3.1x the free loop on Pong's agent step and 1.37x on Breakout's, and ahead
-    of the PC-only key overall (benchmarks/RESULTS.md, 2026-11-27). The CPU backend ignores
+    """How the GPU's warps schedule their lanes (kernels/gpu/warp_schedule.py): scanline, the
+    fastest schedule measured (benchmarks/RESULTS.md, 2026-11-27). The CPU backend ignores
     it."""
     return SCANLINE
 

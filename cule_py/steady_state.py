@@ -54,11 +54,9 @@ DECORRELATION_FRAMES = 300
 DISTINCT_SHARE_MIN = 0.95
 
 # Warm-up targets in agent steps: past most of a random agent's episodes (their 80th to 90th
-# percentile), so that the timed windows see episodes end at their steady rate. Random-agent
-# episodes measured with cule_py (v5 settings, 256 consoles, 2,500 steps; median / 90th
-# percentile): Pong 906 / 1,074, Breakout 172 / 255, Space Invaders 479 / 717, Ms. Pac-Man
-# 483 / 567, Seaquest 484 / 710. With 300 steps, the last three ended episodes in the windows
-# at a rising rate (Seaquest, 1,024 consoles: 13, 40, 63 a window).
+# percentile; the lengths measured are in docs/performance-log.md, "2026-11-30: the H200"), so
+# that the timed windows see episodes end near their steady rate; a shorter warm-up sees them
+# end at a rate that rises from window to window.
 WARMUP_STEPS = {"pong": 1000, "breakout": 250, "space_invaders": 650, "ms_pacman": 550,
                 "seaquest": 650}
 OTHER_GAMES_WARMUP_STEPS = 300
@@ -79,8 +77,8 @@ PROGRESS_EVERY_S = 5.0
 # floor) / STAGGER_GROUPS, floor being the decorrelation frames in steps, so that after the
 # warm-up the episodes' ages spread over the target and episodes end at their steady rate from
 # the first window on, while the group restarted last has still played its decorrelation frames
-# (restarted in the last floor steps, Ms. Pac-Man's group was still in its start-up screens:
-# 85.8% distinct RAMs at 16,384 consoles on the H200, 2026-11-30).
+# (a group restarted in the last floor steps can still be in a game's start-up screens, which
+# ignore the inputs, and its consoles still alike).
 STAGGER_GROUPS = 8
 
 

@@ -97,7 +97,7 @@ def test_pong_agent_step_estimate_against_the_h100s_count(tmp_path):
     # ncu on the H200 (2026-11-30, 1ac43ab's step, Pong after 300 frames): 2.04 M thread
     # instructions a console-frame (133.7 G in a launch of 16,384 consoles x 4 frames). The
     # estimate runs loops without unrolling and counts other frames on other consoles: within a
-    # factor of two of it (1.48 M here once the scheduled step lost the PC-only key's select)
+    # factor of two of it
     assert 1.02e6 < result["total"] < 4.08e6, result["total"]
     assert {"agent/agent_step.py", "tia/render.py", "cpu/cpu6507.py", "tia/tia.py"} <= set(
         result["by_file"])

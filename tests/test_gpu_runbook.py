@@ -203,6 +203,6 @@ def test_report_names_the_range_of_each_launch_by_kernel():
              {"range": "raw", "kernels": ["drive_cuda"], "consoles": 65536}]
     launches = ["drive_cuda", "drive_cuda", "resetting_lanes_cuda", "agent_reset_cuda",
                 "agent_step_cuda", "agent_observe_cuda", "drive_cuda", "drive_cuda"]
-    assert report._ranges_of_rows(launches, order) == [
+    assert report.ranges_of_rows(launches, order) == [
         ("raw", 16384), ("identical", 16384), ("agent_step", 16384), ("agent_step", 16384),
         ("agent_step", 16384), ("agent_step", 16384), ("raw", 65536), ("?", "?")]

@@ -45,6 +45,7 @@ import sys
 import numpy as np
 
 from tools import gpu_model as G
+from tools.gpu_runbook import report
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -127,31 +128,30 @@ def jsonl(path: pathlib.Path) -> list[tuple[int, dict]]:
 
 def ncu_csv(path: pathlib.Path) -> list[dict]:
     """Nsight Compute's `--csv --page raw` log: one dict per launch, numbers as floats where
-    they parse, its line in the file, and its range and consoles from profile_order*.json
-    (ranges in launch order, one row per kernel named, as the runbook's report pairs them)."""
+    they parse, its line in the file, and its range and consoles from profile_order*.json,
+    paired as the runbook's report pairs them (by kernel name)."""
     text = path.read_text().splitlines()
     start = next(i for i, line in enumerate(text) if '"Kernel Name"' in line)
     rows = list(csv.DictReader(io.StringIO("\n".join(text[start:]))))
     order_path = path.with_name(path.name.replace("ncu_metrics", "profile_order")
                                 .replace(".csv", ".json"))
     order = json.loads(order_path.read_text())
-    ranges = [(r["range"], int(r["consoles"])) for r in order for _ in r["kernels"]]
-    out, k = [], 0
-    for i, row in enumerate(rows):
-        if not row.get("ID", "").strip().isdigit():         # the units row
-            continue
+    launches = [(i, row) for i, row in enumerate(rows) if row.get("ID", "").strip().isdigit()]
+    names = [report.kernel_name(row) for _, row in launches]   # (the units row left out)
+    ranges = report.ranges_of_rows(names, order)
+    out = []
+    for k, (i, row) in enumerate(launches):
         parsed = {}
         for key, value in row.items():
             try:
                 parsed[key] = _num(value)
             except (ValueError, AttributeError):
                 parsed[key] = value
-        kernel = re.match(r"(?:[\w:]*::)?(\w+)\[", row["Kernel Name"])
-        parsed["kernel"] = kernel.group(1) if kernel else row["Kernel Name"][:40]
-        parsed["range"], parsed["consoles"] = ranges[k]
+        parsed["kernel"] = names[k]
+        parsed["range"], consoles = ranges[k]
+        parsed["consoles"] = int(consoles)
         parsed["line"] = start + 2 + i                       # header is line start + 1
         out.append(parsed)
-        k += 1
     return out
 
 

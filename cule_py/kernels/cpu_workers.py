@@ -51,11 +51,10 @@ def claim(counter, items):
 
     Successive claims go round as many contiguous blocks of the items as the launch has threads
     (counter[1]): with 2 threads and 32 consoles, claims 0, 1, 2, 3 take consoles 0, 16, 1, 17,
-    so that the consoles two threads emulate at once are far apart in every per-console array.
-    Neighbours taken at once shared cache lines: Space Invaders after a 650-step warm-up ran
-    32 consoles on 2 threads at 1.29x one thread, and at 2.01x with the blocks (development VM,
-    2026-11-30)."""
-    blocks = np.uint64(max(counter[1], 1)) if counter.shape[0] > 1 else np.uint64(1)
+    so that the consoles two threads emulate at once are far apart in every per-console array:
+    neighbours emulated at once share cache lines (docs/performance-log.md, "2026-11-30
+    (CPU)")."""
+    blocks = np.uint64(max(counter[1], 1))
     size = (items + blocks - np.uint64(1)) // blocks
     while True:
         index = np.uint64(_fetch_add_one(counter))

@@ -29,12 +29,11 @@ import time
 from .common import RESULTS, Log, gpu_present
 
 # Seconds per stage on the GPU machine: a session is lent 15 minutes of device time in all, a
-# machine's start (about 50 s on the H200 of 2026-11-30) included. Throughput comes first, as
-# its own call: the headline's five games, warmed up past most of their episodes (~510 s by the
-# timings of that H200), then the best batch if time is left. The second call, made at once
-# while the machine is warm, gets ~235 s: the best batch if the first did not reach it
-# (`device.sh 2 --time-limit 220`), else exactness (`device.sh 1`); the profile only on request.
-# 50 + 575 + 10 + 235 s leave ~30 s spare.
+# machine's start included. Throughput comes first, as its own call: the headline's five games,
+# warmed up past most of their episodes, then the best batch if time is left. The second call,
+# made at once while the machine is warm, resumes stage 2 for the best batch if the first did
+# not reach it (`device.sh 2 --time-limit 220`), else runs exactness (`device.sh 1`); the profile
+# only on request. benchmarks/README.md has the timings these limits come from.
 STAGE_LIMITS = {2: 560.0, 1: 170.0, 3: 60.0, 4: 150.0}
 # Stage 3 runs PPO after the profile only when given at least this long (--time-limit).
 TRAINING_FROM_S = 250.0

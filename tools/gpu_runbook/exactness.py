@@ -669,10 +669,10 @@ def replay(spec: Spec, backend, units: int) -> Job:
 
 
 # -- the scheduler ---------------------------------------------------------------------------------
-# Job starts run in this many host threads beside the issuing loop. A start waits for its own
-# construction (power-on and reset_game, ~1 s of a lone warp's frames on the GPU): one after
-# another on the issuing thread they took 66 of the stage's 140 s of host time on the H200
-# (2026-11-30), and 52 of the 104 emulator games were never reached.
+# Job starts run in this many host threads beside the issuing loop: a start waits for its own
+# construction (power-on and reset_game, a lone warp's frames on the GPU), and one after another
+# on the issuing thread the starts took half of the stage's host time (benchmarks/RESULTS.md,
+# 2026-11-30).
 START_THREADS = 4
 
 

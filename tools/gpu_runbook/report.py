@@ -170,7 +170,7 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
     rows = list(csv.DictReader(text[start:]))
     rows = [r for r in rows if r.get("ID", "").strip().isdigit()]   # drop the units row
     order = json.loads(order_path.read_text()) if order_path.exists() else []
-    ranges = _ranges_of_rows([_kernel_name(r) for r in rows], order)
+    ranges = ranges_of_rows([kernel_name(r) for r in rows], order)
     # `--page raw` prints every device and launch attribute too: keep the metrics asked for.
     names = [m for m in METRICS if rows and m in rows[0]]
     lines = [f"`{path.name}`:", "",
@@ -178,7 +178,7 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
              "|---|---|---|" + "---|" * len(names)]
     for i, r in enumerate(rows):
         where, consoles = ranges[i] if i < len(ranges) else ("?", "?")
-        kernel = _kernel_name(r)
+        kernel = kernel_name(r)
         lines.append(f"| {where} | {consoles} | {kernel} | "
                      + " | ".join(r.get(n, "") for n in names) + " |")
     lines.append("")
@@ -200,13 +200,13 @@ def _profile_table(path: pathlib.Path, order_path: pathlib.Path) -> list[str]:
                 requests = _number(r.get(f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"))
                 cells.append(f"{sectors / requests:.2f}" if sectors is not None and requests
                              else "")
-            lines.append(f"| {where} | {consoles} | {_kernel_name(r)} | " + " | ".join(cells)
+            lines.append(f"| {where} | {consoles} | {kernel_name(r)} | " + " | ".join(cells)
                          + " |")
         lines.append("")
     return lines
 
 
-def _ranges_of_rows(kernels: list[str], order: list[dict]) -> list[tuple]:
+def ranges_of_rows(kernels: list[str], order: list[dict]) -> list[tuple]:
     """The (range, consoles) of each profiled launch, by kernel name: a range holds the kernels
     profile_order names, each launched once. A helper launch (the agent step's
     resetting_lanes_cuda, before its reset) belongs to the range of the launch after it, so a
@@ -233,7 +233,7 @@ def _number(text):
         return None
 
 
-def _kernel_name(row: dict) -> str:
+def kernel_name(row: dict) -> str:
     full = row.get("Kernel Name", "")
     kernel = re.match(r"(?:[\w:]*::)?(\w+)\[", full)          # with or without its module
     return kernel.group(1) if kernel else full.split("(")[0][:40]

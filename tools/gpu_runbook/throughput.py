@@ -125,18 +125,15 @@ def _has_torch() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-# Games whose warm-up (cule_py.steady_state.WARMUP_STEPS: 550-650 steps, past most random
-# episodes) runs into the slower, decorrelated steps: on the H200 ~10 steps/s for the first
-# 300, ~5 after.
+# Games whose warm-up (cule_py.steady_state.WARMUP_STEPS, past most random episodes) runs well
+# into the slower steps of decorrelated consoles.
 LONG_EPISODES = ("space_invaders", "ms_pacman", "seaquest")
 
 
 def _budget(item: dict, scale: str) -> float:
     """Seconds one configuration may take, its env's construction included (its share of a
-    9-minute command). On the H200 (2026-11-30, 1ac43ab) an agent item at 16,384 consoles spent
-    9-13 s building its env and resetting, then ~14-16 agent steps/s in Pong's warm-up (1,000
-    steps) and 8-12 in the other games' first 250-300, ~5 later; at 131,072 consoles, 84 s
-    building and resetting and ~3.2 steps/s."""
+    9-minute command), sized from the last GPU run's timings (benchmarks/README.md, "Two calls
+    on the GPU machine")."""
     if scale == "tiny":
         return 20.0
     if item["kind"] == "agent" and item["consoles"] > 65_536:
@@ -215,9 +212,8 @@ def measure_vector(item: dict, scale: str, budget: float, log) -> dict:
     return record
 
 
-# An env's construction slower than this gets its profile's top entries in the log: at 131,072
-# consoles it took 72 s on the H200 (2026-11-30), against 8-11 s at 16,384, for reasons no run
-# has recorded.
+# An env's construction slower than this gets its profile's top entries in the log: at the
+# largest batches it takes minutes on a GPU, for reasons no run has recorded yet.
 SLOW_CONSTRUCTION_S = 20.0
 
 

@@ -17,9 +17,8 @@ The laggard always holds the minimum, so every lane finishes its frame; lanes ne
 data, so the schedule changes only the interleaving, never a console's results (each lane runs
 the same instructions, in order, with the same 25,000-instruction budget, as the free loop).
 
-The schedule is a console state field (`GPU_SCHEDULE`, SCANLINE for every batch: an H200
-measured it 3.1x the free loop on Pong's agent step and 1.37x on Breakout's, and a key of the PC
-alone 3% faster on Pong and 7% slower on Breakout; benchmarks/RESULTS.md, 2026-11-27). It applies
+The schedule is a console state field (`GPU_SCHEDULE`, SCANLINE for every batch: the fastest
+of the schedules measured against the free loop, benchmarks/RESULTS.md, 2026-11-27). It applies
 where the whole warp enters a frame together (`activemask()` full; the act and agent-step
 kernels are that case); a partial warp (lanes masked out, or lanes replaying a frame the others
 do not), or a console whose field is FREE, runs free. The CPU backend has no warps: it never
