@@ -13,7 +13,8 @@ Layers of this module, bottom up: the object bits and collision pairs; the NUSIZ
 and the masks; the precomputed mask tables and which 8-pixel blocks an object can touch;
 `draw_pixels`, which draws a run of one line 8 pixels at a time and latches collisions;
 `update_frame`, which walks the lines from the cursor to a colour clock (horizontal blank, the
-HMOVE comb, the end-of-line events); `grey_out_frame` for a frame cut short.
+HMOVE comb, the end-of-line events), and `draw_until`, the one copy of it the TIA's accesses
+call; `grey_out_frame` for a frame cut short.
 
 Every helper is `register_jitable(forceinline=True)`, as the TIA's are: they run inside the
 console's out-of-line bus functions (bus.device_read / device_write), and would otherwise
@@ -22,9 +23,10 @@ inherit their forceinline=False and become separate functions, each call passing
 """
 
 import numpy as np
-from numba.extending import register_jitable
+from numba.extending import overload, register_jitable
 
 from .. import layout as L
+from ..frame_loop.outlining import out_of_line
 from .frame_buffer import blend, fill_pixels, grey_out_row, lanes_from, store_lanes
 
 # The picture's geometry in colour clocks (3 per CPU cycle): a line, and its horizontal blank.
@@ -589,6 +591,28 @@ def update_frame(st, fb, env, target):
             break
     st[env, L.TIA_CURSOR] = cursor
     st[env, L.TIA_CLOCKS_TO_LINE_END] = to_end
+
+
+@register_jitable(forceinline=False)
+def draw_until(st, fb, env, target):
+    """`update_frame` as the TIA's register accesses call it: one copy of the renderer on the
+    GPU, which every write and collision read that draws shares.
+
+    Inlined at each of those three sites, the renderer was a copy of `draw_pixels` per site, and
+    the copies a frame runs compete for the instruction caches, the GPU's limit on decorrelated
+    consoles (docs/performance-log.md, "The code's size"). A partial frame's grey-out, which is
+    rare, keeps its own inline copy: as a fourth caller, the shared function compiled twice as
+    large. On the CPU it stays inline (the overload below): the TIA already sits behind one
+    out-of-line call per access there, and a second call would pass every array as ~10 words."""
+    out_of_line()
+    update_frame(st, fb, env, target)
+
+
+@overload(draw_until, target="cpu", jit_options={"forceinline": True})
+def _draw_until_cpu(st, fb, env, target):
+    def draw(st, fb, env, target):
+        update_frame(st, fb, env, target)
+    return draw
 
 
 # ---- a partial frame ---------------------------------------------------------------------------

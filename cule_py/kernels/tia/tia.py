@@ -6,7 +6,7 @@ render.py's.
 
 The TIA is lazy, as ALE's is: nothing happens per colour clock. A render cursor trails the CPU;
 every TIA access that changes the picture first draws the pixels up to its own time with the
-*old* register values (`render.update_frame`), then applies its effect; the others only note
+*old* register values (`render.draw_until`), then applies its effect; the others only note
 how far the picture is owed (`defer_drawing`). Registers, object positions and the parameters of
 the "current masks" (which ALE keeps as pointers into precomputed tables, rebuilt only at
 specific events) live in the console's int32 state row (`layout.py`). Register numbers are
@@ -34,7 +34,7 @@ from ..registers import (AUDC0, AUDV1, COLUBK, COLUP0, COLUP1, COLUPF, CTRLPF, C
                         TIA_READ_BITS, TIA_WRITE_BITS, VBLANK, VDELBL, VDELP0, VDELP1, VSYNC,
                         WSYNC)
 from .render import (COPY_SETS, HBLANK, LINE, rebuild_ball_mask, rebuild_missile_mask,
-                     rebuild_player_mask, update_frame)
+                     rebuild_player_mask, draw_until)
 # The renderer's names that tests and tools reach through this module (they are render.py's).
 from .render import (BALL_LANES, BALL_MASKS, BL, BLOCK_ROWS_BALL, BLOCK_ROWS_MISSILE,  # noqa: F401
                      BLOCK_ROWS_PLAYER, BYTE, COLLISIONS, M0, M1, MASK_SPAN, MISSILE_MASKS, P0,
@@ -364,7 +364,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
     # others wait. The picture is the same: drawing is owed either way, only done sooner.
     at_wsync = reg == WSYNC and st[env, L.GPU_DRAW_AT_WSYNC] != 0
     if drawing_changes or at_wsync:
-        update_frame(st, fb, env, clock + delay)
+        draw_until(st, fb, env, clock + delay)
     if not drawing_changes:
         defer_drawing(st, env, clock + delay)
     if frame_over:
@@ -423,7 +423,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
         when = reset_when(mode, np.int32(st[env, pos_field]), new)
         if when == 1:
             # [Q] The old copy stays on screen 11 more clocks.
-            update_frame(st, fb, env, clock + 11)
+            draw_until(st, fb, env, clock + 11)
         st[env, pos_field] = new
         rebuild_player_mask(st, env, which, 0 if when == -1 else 1)
     elif reg == RESM0 or reg == RESM1 or reg == RESBL:
@@ -527,7 +527,7 @@ def read(st, fb, env, addr, clk, data_bus):
     reg = addr & TIA_READ_BITS
     noise = data_bus & 0x3F
     if reg <= CXPPMM:                                   # collisions: drawn up to now first
-        update_frame(st, fb, env, 3 * clk)
+        draw_until(st, fb, env, 3 * clk)
         collision = np.int32(st[env, L.TIA_COLLISION])
         value = noise
         if (collision >> COLLISION_READ_D7[reg]) & 1:
