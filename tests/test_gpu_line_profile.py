@@ -72,6 +72,42 @@ def test_sass_is_charged_to_the_innermost_line_per_inlined_copy():
     assert sum(v["sass"] for v in lines.values()) == 4
 
 
+def test_sites_keep_each_copy_with_its_function_and_call_sites():
+    sites = {(f, w, tuple(c)): n for f, w, c, n in glp.sass_sites(SASS)["sites"]}
+    assert sites == {("entry", "/k/a.py:5", ("/k/b.py:20",)): 2,
+                     ("entry", "/k/a.py:5", ("/k/b.py:30",)): 1,
+                     ("entry", "/k/b.py:30", ()): 1,
+                     ("__cuda_sm20_div_s64", None, ()): 1}
+
+
+def test_footprint_counts_a_copy_only_where_its_call_sites_ran():
+    k = str(glp.KERNEL_DIR)
+    sass = {"sites": [["device_write", f"{k}/tia/render.py:5", [f"{k}/tia/tia.py:20"], 10],
+                      ["device_write", f"{k}/tia/render.py:5", [f"{k}/tia/tia.py:30"], 7],
+                      ["device_write", f"{k}/tia/tia.py:20", [], 3],
+                      ["run_console_frames", f"{k}/gpu/warp_schedule.py:9", [], 4],
+                      ["run_console_frames", None, [], 2]]}
+    counts = {"lines": {f"{k}/tia/render.py:5": 5, f"{k}/tia/tia.py:20": 5,
+                        f"{k}/tia/tia.py:30": 0}}
+    result = glp.footprint(counts, sass)
+    # the copy inlined at tia.py:30 never ran; the scheduler's loop always runs; lines the
+    # runtime's routines hold (None) are not known to run
+    assert result["functions"] == {"device_write": {"hot": 13, "total": 20},
+                                   "run_console_frames": {"hot": 4, "total": 6}}
+    assert (result["hot"], result["total"]) == (17, 26)
+
+
+def test_footprint_takes_a_functions_def_line_as_run():
+    # an out-of-line function's line info names its `def` line as the outermost call site
+    k = str(glp.KERNEL_DIR)
+    lines = (glp.KERNEL_DIR / "tia" / "render.py").read_text().splitlines()
+    define = 1 + next(i for i, text in enumerate(lines) if text.startswith("def draw_until"))
+    sass = {"sites": [["draw_until", f"{k}/tia/render.py:5", [f"{k}/tia/render.py:{define}"],
+                       9]]}
+    counts = {"lines": {f"{k}/tia/render.py:5": 1}}
+    assert glp.footprint(counts, sass)["hot"] == 9
+
+
 def test_estimate_multiplies_runs_by_sass_per_copy():
     kernels = str(glp.KERNEL_DIR)
     counts = {"frames": 2,

@@ -28,6 +28,14 @@ fingerprint; the warm-up's kernel arguments in `inputs-*.pkl`, reusable across v
 kernels) and `profile-GAME.md`: the step kernel's lines and those of the observation's own
 launch (agent_observe_cuda), each against its kernel's SASS.
 
+    python -m tools.gpu_line_profile --game seaquest --footprint --out DIR
+
+adds the kernel's hot code (`footprint`): per device function, the SASS of the inlined copies
+that ran in the counted frames (each copy's line and all its call sites ran), from a second
+compile with loops unrolled as the kernels that run have them. Decorrelated warps of one SM
+walk that code together; what does not fit the instruction caches stalls on fetch
+(docs/performance-log.md, "The code's size"). A change to the code's size is checked here.
+
     python -m tools.gpu_line_profile --warp --game pong --warmup 300 --out DIR
 
 models one raw frame of a warp of 32 decorrelated consoles instead (drive_cuda's SASS): each
@@ -40,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import os
 import pathlib
@@ -422,14 +431,38 @@ def sass_lines(sass: str) -> dict:
     the whole disassembly. nvdisasm -gi puts a group of `//## File` lines before an instruction
     whose location changes: the innermost line first, then each call site it was inlined at,
     outwards; a copy is the line with its chain of call sites."""
+    return sass_sites(sass)["lines"]
+
+
+def _section_function(line: str) -> str | None:
+    """The function whose code a line of nvdisasm's output starts, as gpu_model.sass_by_function
+    names it without its module: the entry at its `.section .text.NAME`, the others at their
+    `$kernel$function:` labels; None for any other line."""
+    from tools.gpu_model import short_name
+
+    m = re.match(r"\.section\s+\.text\.([^,\s]+)", line)
+    if m is None:
+        m = re.match(r"^\$(\S+):$", line)
+    if m is None:
+        return None
+    return short_name(m.group(1).split("$")[-1]).rsplit(".", 1)[-1]
+
+
+def sass_sites(sass: str) -> dict:
+    """`lines` (sass_lines) and `sites`: [function, line, [call sites, innermost first], SASS
+    instructions] for every inlined copy of a line in every function, the basis of `footprint`
+    (a copy runs only if its line and each of its call sites run)."""
     per: dict = collections.defaultdict(lambda: {"sass": 0, "copies": set(), "spill": 0})
+    sites: collections.Counter = collections.Counter()
     where, chain, in_group = None, (), False
+    function = "?"
     group: list = []
     for raw in sass.splitlines():
         line = raw.strip()
         if _FUNCTION_START.match(line):
             # a function's code starts; the runtime's (64-bit division...) has no lines
             where, chain, in_group = None, (), False
+            function = _section_function(line) or function
             continue
         if line.startswith("//## File"):
             m = _LOCATION.search(line)
@@ -443,14 +476,25 @@ def sass_lines(sass: str) -> dict:
             continue
         in_group = False
         m = _SASS.match(raw)
-        if m and where is not None:
-            entry = per[where]
-            entry["sass"] += 1
-            entry["copies"].add(chain)
-            if "SpillRefill" in raw:
-                entry["spill"] += 1
-    return {f"{f}:{l}": {"sass": v["sass"], "copies": len(v["copies"]), "spill": v["spill"]}
-            for (f, l), v in per.items()}
+        if not m:
+            continue
+        if where is None:
+            sites[(function, None, ())] += 1
+            continue
+        entry = per[where]
+        entry["sass"] += 1
+        entry["copies"].add(chain)
+        if "SpillRefill" in raw:
+            entry["spill"] += 1
+        sites[(function, where, chain)] += 1
+    lines = {f"{f}:{l}": {"sass": v["sass"], "copies": len(v["copies"]), "spill": v["spill"]}
+             for (f, l), v in per.items()}
+
+    def key(location):
+        return None if location is None else f"{location[0]}:{location[1]}"
+    return {"lines": lines,
+            "sites": [[function, key(where), [key(c) for c in chain], n]
+                      for (function, where, chain), n in sites.items()]}
 
 
 _LABEL = re.compile(r'^("?)([-\w.$]+)\1:')
@@ -547,9 +591,9 @@ SASS_CHILD = textwrap.dedent("""
     import json, pathlib, subprocess, sys, tempfile
     import numba.cuda.dispatcher as cdisp
     from tools import gpu_model as g
-    from tools.gpu_line_profile import enable_line_information, sass_lines
+    from tools.gpu_line_profile import enable_line_information, sass_sites
 
-    enable_line_information()
+    enable_line_information(unroll=sys.argv[3] == "unrolled")
     which = sys.argv[1]
     with g.offline_cuda():
         kernel, signature = g.kernel_signature(which)
@@ -563,21 +607,61 @@ SASS_CHILD = textwrap.dedent("""
                               capture_output=True, text=True, check=True).stdout
     row = g.analyse(g.KERNELS.get(which, which), cubin, log)
     json.dump({"kernel": which, "sass_total": row["sass"], "registers": row["registers"],
-               "spill_store_bytes": row.get("spill_store_bytes"),
-               "lines": sass_lines(sass)}, open(sys.argv[2], "w"))
+               "spill_store_bytes": row.get("spill_store_bytes"), **sass_sites(sass)},
+              open(sys.argv[2], "w"))
 """)
 
 
-def line_sass(which: str, out_dir: pathlib.Path) -> dict:
+def line_sass(which: str, out_dir: pathlib.Path, unrolled: bool = False) -> dict:
     """SASS per source line of kernel `which` (gpu_model.KERNELS key), cached in `out_dir` per
-    kernel source fingerprint (a compile takes minutes)."""
+    kernel source fingerprint (a compile takes minutes). `unrolled`: loops unrolled as in the
+    kernels that run (the footprint), rather than one iteration's SASS (the estimate)."""
     from cule_py._jit_cache import FINGERPRINT
 
-    path = out_dir / f"sass-{which}-{FINGERPRINT[:12]}.json"
+    form = "unrolled" if unrolled else "rolled"
+    path = out_dir / f"sass-{which}-{form}-{FINGERPRINT[:12]}.json"
     if not path.exists():
-        subprocess.run([sys.executable, "-c", SASS_CHILD, which, str(path)], env=child_env(),
-                       check=True)
+        subprocess.run([sys.executable, "-c", SASS_CHILD, which, str(path), form],
+                       env=child_env(), check=True)
     return json.loads(path.read_text())
+
+
+def footprint(counts: dict, sass: dict) -> dict:
+    """The kernel's hot code: per function, the SASS instructions of the inlined copies whose
+    line and every call site ran at least once in the counted frames, against all of its SASS.
+    A decorrelated warp's frames walk this code; the instruction caches hold a part of it
+    (docs/performance-log.md, "The code's size"). The warp scheduler's loop (the simulator runs
+    the free loop instead) counts as run, and so does a function's `def` line, which the line
+    info names as the outermost call site of what it inlined (the tracer counts no run of it).
+    Approximate where one source line compiles to a branch that did not run: the whole line is
+    charged."""
+    ran = {_relative(k) for k, c in counts["lines"].items() if c > 0}
+
+    @functools.lru_cache(maxsize=None)
+    def runs(key):
+        name = _relative(key)
+        return (name in ran or name.startswith("gpu/warp_schedule.py:")
+                or source_text(name).startswith("def "))
+    hot: collections.Counter = collections.Counter()
+    total: collections.Counter = collections.Counter()
+    for function, where, chain, n in sass["sites"]:
+        total[function] += n
+        if where is not None and runs(where) and all(runs(c) for c in chain):
+            hot[function] += n
+    return {"hot": sum(hot.values()), "total": sum(total.values()),
+            "functions": {f: {"hot": hot[f], "total": total[f]}
+                          for f, _ in total.most_common()}}
+
+
+def footprint_markdown(result: dict, counts: dict, sass: dict) -> str:
+    out = [f"Hot code of {sass['kernel']} (loops unrolled as they run) in {counts['game']}'s "
+           f"{counts['frames']} counted console-frames: **{result['hot']:,} of "
+           f"{result['total']:,} SASS instructions** ({result['hot'] * 16 / 1024:,.0f} KiB of "
+           f"{result['total'] * 16 / 1024:,.0f}).", "",
+           "| function | hot SASS | all SASS |", "|---|---|---|"]
+    for f, v in result["functions"].items():
+        out.append(f"| {f} | {v['hot']:,} | {v['total']:,} |")
+    return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,6 +795,9 @@ def main(argv=None) -> int:
     parser.add_argument("--kernel", default="step", help="gpu_model.KERNELS key for the SASS")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--footprint", action="store_true",
+                        help="also the kernel's hot code per function (a second compile, with "
+                             "loops unrolled as they run)")
     parser.add_argument("--warp", action="store_true",
                         help="one raw frame of a warp of 32 (drive_cuda's SASS): identical "
                              "consoles against the scanline schedule; --warmup in frames")
@@ -752,6 +839,10 @@ def main(argv=None) -> int:
                 f"estimated thread instructions per console-frame ({counts['bands']} bands).\n\n"
                 f"## {sass['kernel']}\n\n{text}\n## observe\n\n"
                 + markdown(observed, observe_counts, observe_sass, args.top // 2))
+    if args.footprint:
+        unrolled = line_sass(args.kernel, args.out, unrolled=True)
+        text += "\n## footprint\n\n" + footprint_markdown(footprint(counts, unrolled), counts,
+                                                            unrolled)
     (args.out / f"profile-{args.game}.md").write_text(text)
     print(text)
     return 0
