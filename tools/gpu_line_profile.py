@@ -626,22 +626,38 @@ def line_sass(which: str, out_dir: pathlib.Path, unrolled: bool = False) -> dict
     return json.loads(path.read_text())
 
 
+@functools.lru_cache(maxsize=None)
+def _function_bodies(path: str) -> dict:
+    """{def line: range of its body's lines} of the functions in kernel source `path`."""
+    import ast
+
+    try:
+        tree = ast.parse((KERNEL_DIR / path).read_text())
+    except (OSError, SyntaxError):
+        return {}
+    return {node.lineno: range(node.body[0].lineno, node.end_lineno + 1)
+            for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+
+
 def footprint(counts: dict, sass: dict) -> dict:
     """The kernel's hot code: per function, the SASS instructions of the inlined copies whose
     line and every call site ran at least once in the counted frames, against all of its SASS.
     A decorrelated warp's frames walk this code; the instruction caches hold a part of it
     (docs/performance-log.md, "The code's size"). The warp scheduler's loop (the simulator runs
-    the free loop instead) counts as run, and so does a function's `def` line, which the line
-    info names as the outermost call site of what it inlined (the tracer counts no run of it).
-    Approximate where one source line compiles to a branch that did not run: the whole line is
-    charged."""
+    the free loop instead) counts as run. The line info names a function's `def` line as the
+    outermost call site of some of what it inlined, and the tracer counts no run of a `def`
+    line: it runs if a line of the function's body ran. Approximate where one source line
+    compiles to a branch that did not run: the whole line is charged."""
     ran = {_relative(k) for k, c in counts["lines"].items() if c > 0}
 
     @functools.lru_cache(maxsize=None)
     def runs(key):
         name = _relative(key)
-        return (name in ran or name.startswith("gpu/warp_schedule.py:")
-                or source_text(name).startswith("def "))
+        if name in ran or name.startswith("gpu/warp_schedule.py:"):
+            return True
+        path, line = name.rsplit(":", 1)
+        body = _function_bodies(path).get(int(line))
+        return body is not None and any(f"{path}:{k}" in ran for k in body)
     hot: collections.Counter = collections.Counter()
     total: collections.Counter = collections.Counter()
     for function, where, chain, n in sass["sites"]:
