@@ -28,7 +28,10 @@ The frame end can only come from a device access, so the loop checks it only aft
 """
 
 import numpy as np
-from numba.extending import overload, register_jitable
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils, compiler
+from numba.extending import intrinsic, overload, register_jitable
 
 from .. import layout as L
 from ..cpu import opcodes as oc
@@ -54,6 +57,9 @@ DONE = 0            # executed; it touched only ROM and RAM
 WRITE_PENDING = 1   # executed but for its store to a device, which the loop makes
 READ_PENDING = 2    # addressed, but its operand is a device's: the loop reads it and operates
 GIVE_UP = 3         # nothing changed: the decoded core runs this instruction
+
+
+_RESULT = types.Tuple((types.int32,) * 7 + (types.int64, types.int32, types.int32))
 
 
 @register_jitable
@@ -148,7 +154,8 @@ def stack_is_ram(s):
 def fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, opcode, mode, operation,
                      cls, cycles):
     """One instruction whose opcode, mode, operation, class and cycles are constants at each
-    call site (the switch in `fast_step`), so that only its own branch remains in each copy."""
+    call site (the cases of `_opcode_switch`), so that only its own branch remains in each
+    copy."""
     give_up = result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)
     ea, next_pc, crossed, data_bus = address(rom, ram, env, window, pc, x, y, mode)
     if ea < 0:
@@ -240,29 +247,77 @@ FAST_OPCODES = tuple(
     or opcode == 0xEA)          # NOP
 
 
-def _fast_step_source():
-    """`fast_step`: the opcode fetch and the switch, one call per opcode with its constants."""
-    lines = [
-        "def fast_step(rom, ram, env, window, pc, a, x, y, s, p, clk):",
-        "    op = opcode_byte(rom, window, pc)",   # code in RAM runs in the decoded core
-        "    if op < 0:",
-        "        return result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)",
-    ]
-    for opcode in FAST_OPCODES:
-        lines += [
-            f"    if op == {opcode:#04x}:",
-            f"        return fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, "
-            f"{opcode}, {int(oc.ADDRESS_MODE[opcode])}, {int(oc.OPERATION[opcode])}, "
-            f"{int(oc.OPERATION_CLASS[opcode])}, {int(oc.BASE_CYCLES[opcode])})",
-        ]
-    lines.append("    return result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)")
-    return "\n".join(lines) + "\n"
+# Each opcode's mode, operation, class and cycles, read with the opcode a constant at each case
+# of `_opcode_switch` (module-level arrays are constants in compiled code: the reads fold away).
+_MODES = oc.ADDRESS_MODE.astype(np.int32)
+_OPERATIONS = oc.OPERATION.astype(np.int32)
+_CLASSES = oc.OPERATION_CLASS.astype(np.int32)
+_CYCLES = oc.BASE_CYCLES.astype(np.int32)
+_IS_FAST = np.zeros(256, np.bool_)
+_IS_FAST[list(FAST_OPCODES)] = True
 
 
-_namespace = {"opcode_byte": opcode_byte, "result": result, "GIVE_UP": GIVE_UP,
-              "fast_instruction": fast_instruction}
-exec(compile(_fast_step_source(), "<console_fast_path.fast_step>", "exec"), _namespace)
-fast_step = register_jitable(_namespace["fast_step"])
+def _one_case(op, rom, ram, env, window, pc, a, x, y, s, p, clk):
+    return fast_instruction(rom, ram, env, window, pc, a, x, y, s, p, clk, op, _MODES[op],
+                            _OPERATIONS[op], _CLASSES[op], _CYCLES[op])
+
+
+def _give_up(op, rom, ram, env, window, pc, a, x, y, s, p, clk):
+    return result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)
+
+
+@intrinsic
+def _opcode_switch(typingctx, op, rom, ram, env, window, pc, a, x, y, s, p, clk):
+    """One LLVM `switch` over all 256 opcodes, each fast one a case that runs `fast_instruction`
+    with its constants, the others giving up. Written as an if-chain, LLVM's SimplifyCFG folded
+    it into switches of at most 128, then 64, cases, each lowered behind its own range check
+    (three, 4 to 13 instructions a pass); a switch covering every value of a byte needs none.
+    The cases call two functions compiled once (`_one_case`, `_give_up`), forced inline, whose
+    table reads fold to each opcode's constants."""
+    if op != types.int32:
+        return None
+    signature = _RESULT(op, rom, ram, env, window, pc, a, x, y, s, p, clk)
+
+    def codegen(context, builder, sig, args):
+        flags = compiler.Flags()
+        flags.forceinline = True
+        flags.no_cpython_wrapper = True
+        flags.no_cfunc_wrapper = True
+        flags.nrt = False
+        flags.error_model = "numpy"
+        fast = context.compile_subroutine(builder, _one_case, sig, flags=flags)
+        slow = context.compile_subroutine(builder, _give_up, sig, flags=flags)
+        function = builder.function
+        result_slot = cgutils.alloca_once(builder, context.get_value_type(sig.return_type))
+        done = function.append_basic_block("dispatched")
+        give_up = function.append_basic_block("give_up")
+        switch = builder.switch(args[0], give_up)
+        for opcode in range(256):
+            if not _IS_FAST[opcode]:
+                switch.add_case(ir.Constant(args[0].type, opcode), give_up)
+                continue
+            case = function.append_basic_block(f"opcode_{opcode:02x}")
+            switch.add_case(ir.Constant(args[0].type, opcode), case)
+            builder.position_at_end(case)
+            value = context.call_internal(builder, fast.fndesc, sig,
+                                          [ir.Constant(args[0].type, opcode), *args[1:]])
+            builder.store(value, result_slot)
+            builder.branch(done)
+        builder.position_at_end(give_up)
+        builder.store(context.call_internal(builder, slow.fndesc, sig, args), result_slot)
+        builder.branch(done)
+        builder.position_at_end(done)
+        return builder.load(result_slot)
+    return signature, codegen
+
+
+@register_jitable
+def fast_step(rom, ram, env, window, pc, a, x, y, s, p, clk):
+    """The opcode fetch and one switch over the opcode (`_opcode_switch`)."""
+    op = opcode_byte(rom, window, pc)   # code in RAM runs in the decoded core
+    if op < 0:
+        return result(GIVE_UP, pc, a, x, y, s, p, clk, 0, 0)
+    return _opcode_switch(np.int32(op), rom, ram, env, window, pc, a, x, y, s, p, clk)
 
 
 @register_jitable
