@@ -291,7 +291,10 @@ def _opcode_switch(typingctx, op, rom, ram, env, window, pc, a, x, y, s, p, clk)
         result_slot = cgutils.alloca_once(builder, context.get_value_type(sig.return_type))
         done = function.append_basic_block("dispatched")
         give_up = function.append_basic_block("give_up")
-        switch = builder.switch(args[0], give_up)
+        # The opcode is a byte (fast_step tested the fetch): every value has its case, and the
+        # default is unreachable, so that no range check guards the jump table.
+        not_a_byte = function.append_basic_block("not_a_byte")
+        switch = builder.switch(args[0], not_a_byte)
         for opcode in range(256):
             if not _IS_FAST[opcode]:
                 switch.add_case(ir.Constant(args[0].type, opcode), give_up)
@@ -306,6 +309,8 @@ def _opcode_switch(typingctx, op, rom, ram, env, window, pc, a, x, y, s, p, clk)
         builder.position_at_end(give_up)
         builder.store(context.call_internal(builder, slow.fndesc, sig, args), result_slot)
         builder.branch(done)
+        builder.position_at_end(not_a_byte)
+        builder.unreachable()
         builder.position_at_end(done)
         return builder.load(result_slot)
     return signature, codegen
