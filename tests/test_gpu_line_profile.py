@@ -65,7 +65,7 @@ $__internal_0_$__cuda_sm20_div_s64:
 
 
 def test_sass_is_charged_to_the_innermost_line_per_inlined_copy():
-    lines = glp.sass_lines(SASS)
+    lines = glp.sass_sites(SASS)["lines"]
     assert lines["/k/a.py:5"] == {"sass": 3, "copies": 2, "spill": 1}
     assert lines["/k/b.py:30"] == {"sass": 1, "copies": 1, "spill": 0}
     # the runtime's routines carry no lines and are charged to nobody

@@ -422,36 +422,19 @@ def warp_cost(records: dict, sass: dict) -> dict:
 # How many SASS instructions each line compiles to
 # ---------------------------------------------------------------------------------------------
 _LOCATION = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
-_FUNCTION_START = re.compile(r"^(\$\S+:|\.section\s+\.text\.)")
 _SASS = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
 
 
-def sass_lines(sass: str) -> dict:
-    """Per (file, line): SASS instructions charged to it and its distinct inlined copies, over
-    the whole disassembly. nvdisasm -gi puts a group of `//## File` lines before an instruction
-    whose location changes: the innermost line first, then each call site it was inlined at,
-    outwards; a copy is the line with its chain of call sites."""
-    return sass_sites(sass)["lines"]
-
-
-def _section_function(line: str) -> str | None:
-    """The function whose code a line of nvdisasm's output starts, as gpu_model.sass_by_function
-    names it without its module: the entry at its `.section .text.NAME`, the others at their
-    `$kernel$function:` labels; None for any other line."""
-    from tools.gpu_model import short_name
-
-    m = re.match(r"\.section\s+\.text\.([^,\s]+)", line)
-    if m is None:
-        m = re.match(r"^\$(\S+):$", line)
-    if m is None:
-        return None
-    return short_name(m.group(1).split("$")[-1]).rsplit(".", 1)[-1]
-
-
 def sass_sites(sass: str) -> dict:
-    """`lines` (sass_lines) and `sites`: [function, line, [call sites, innermost first], SASS
-    instructions] for every inlined copy of a line in every function, the basis of `footprint`
-    (a copy runs only if its line and each of its call sites run)."""
+    """`lines`: per (file, line), the SASS instructions charged to it and its distinct inlined
+    copies, over the whole disassembly. nvdisasm -gi puts a group of `//## File` lines before an
+    instruction whose location changes: the innermost line first, then each call site it was
+    inlined at, outwards; a copy is the line with its chain of call sites. `sites`: [function,
+    line, [call sites, innermost first], SASS instructions] for every copy in every function
+    (gpu_model.function_started's name without its module), the basis of `footprint` (a copy
+    runs only if its line and each of its call sites run)."""
+    from tools.gpu_model import function_started
+
     per: dict = collections.defaultdict(lambda: {"sass": 0, "copies": set(), "spill": 0})
     sites: collections.Counter = collections.Counter()
     where, chain, in_group = None, (), False
@@ -459,10 +442,11 @@ def sass_sites(sass: str) -> dict:
     group: list = []
     for raw in sass.splitlines():
         line = raw.strip()
-        if _FUNCTION_START.match(line):
+        started = function_started(line)
+        if started is not None:
             # a function's code starts; the runtime's (64-bit division...) has no lines
             where, chain, in_group = None, (), False
-            function = _section_function(line) or function
+            function = started.rsplit(".", 1)[-1]
             continue
         if line.startswith("//## File"):
             m = _LOCATION.search(line)

@@ -358,21 +358,29 @@ def disassemble(cubin: bytes) -> str:
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
 
 
+def function_started(line: str) -> str | None:
+    """The device function (short name) whose code a line of nvdisasm's output starts, None for
+    any other line. A function starts at its `$kernel$function:` label (nvdisasm puts the
+    non-entry functions in the entry's section), the entry at its section."""
+    m = re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line)
+    if m:
+        return short_name(m.group(1))
+    m = re.match(r"^\$(\S+):\s*$", line)
+    if m:
+        return short_name(m.group(1).split("$")[-1])
+    return None
+
+
 def sass_by_function(sass: str) -> dict:
-    """Per device function of the disassembly (short name): SASS instructions, the spill and
-    refill instructions among them (nvdisasm's "SpillRefill" mark), calls, and an opcode
-    histogram. A function starts at its `$kernel$function:` label (nvdisasm puts the non-entry
-    functions in the entry's section), the entry at its section."""
+    """Per device function of the disassembly (short name, `function_started`): SASS
+    instructions, the spill and refill instructions among them (nvdisasm's "SpillRefill" mark),
+    calls, and an opcode histogram."""
     out: dict = {}
     current = None
     for line in sass.splitlines():
-        m = re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line)
-        if m:
-            current = short_name(m.group(1))
-            continue
-        m = re.match(r"^\$(\S+):\s*$", line)
-        if m:
-            current = short_name(m.group(1).split("$")[-1])
+        started = function_started(line)
+        if started is not None:
+            current = started
             continue
         m = _INSTRUCTION.match(line)
         if not m or current is None:
