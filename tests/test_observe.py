@@ -39,7 +39,7 @@ def _observe(fb, palette, raw, obs, scratch, cfg, xd, xs, xa, yd, ys, ya, env, n
                  newest, older, fused)
 
 
-def _case(height, rgb, seed):
+def _case(height, rgb, seed, width=84):
     rng = np.random.default_rng(seed)
     n, ch = 3, 3 if rgb else 1
     palette = (np.array(P.NTSC_RGB, np.uint8) if rgb
@@ -52,8 +52,8 @@ def _case(height, rgb, seed):
     fb[:, :, 4, 77] = fb[:, :, 3, 77] ^ 0x08       # one pixel's luminance differs from above
     raw = rng.integers(0, 256, (n, 2, height * 160 * ch), dtype=np.uint8)
     cfg = np.zeros(K.CFG_FIELDS, np.int32)
-    cfg[K.C_CHANNELS], cfg[K.C_SRC_H], cfg[K.C_DST_H], cfg[K.C_DST_W] = ch, height, 84, 84
-    tables = [*area_table(160, 84), *area_table(height, 84)]
+    cfg[K.C_CHANNELS], cfg[K.C_SRC_H], cfg[K.C_DST_H], cfg[K.C_DST_W] = ch, height, 84, width
+    tables = [*area_table(160, width), *area_table(height, 84)]
     return fb, palette, raw, cfg, tables, ch
 
 
@@ -89,6 +89,24 @@ def test_observe_pools_and_resizes_like_numpy(height, rgb, newest, older, fused)
     assert np.array_equal(raw[env, 1], before[1]), "raw[1] is only read"
     assert np.array_equal(obs[env, 1], expected.reshape(-1))
     assert not obs[env, 0].any() and not obs[0].any() and not obs[2].any(), "one slot written"
+
+
+# Output widths whose x tables have 1, 2, 3 and 5 layers (160, 128, 64 and 42 pixels): the
+# CPU's grayscale pass sums 3 layers in a register and any other count layer by layer.
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("width", [42, 64, 128, 160])
+def test_grayscale_widths_resize_like_numpy(width, fused):
+    height = 210
+    fb, palette, raw, cfg, tables, ch = _case(height, False, seed=width, width=width)
+    env = 1
+    pooled = np.maximum(_screen(fb, palette, env, 0, height, ch),
+                        _screen(fb, palette, env, 1, height, ch))
+    obs = np.zeros((3, 2, 84 * width), np.uint8)
+    scratch = np.zeros((3, 2, width), np.float32)
+    _observe(fb.view(np.uint64), palette, raw, obs, scratch, cfg, *tables, env, np.int32(0),
+             np.int32(1), fused)
+    assert np.array_equal(raw[env, 0].reshape(height, 160, 1), pooled)
+    assert np.array_equal(obs[env, 1], resize_area(pooled[:, :, 0], 84, width).reshape(-1))
 
 
 @njit(cache=False)

@@ -260,6 +260,71 @@ def pool_pixel(a, b, palette, pooled_row, at, i):
     pooled_row[at + np.uint32(i)] = v if v > w else w
 
 
+@register_jitable(forceinline=True)
+def gray_pixel(a, gray, pooled_row, at, i):
+    """Pixel i (a constant, 0..7) of the frame-buffer word `a` through the 1-D gray palette
+    into pooled_row[at + i]."""
+    pooled_row[at + np.uint32(i)] = gray[(a >> np.uint64(i * 8)) & PIXEL_MASK]
+
+
+@register_jitable(forceinline=True)
+def pool_gray_pixel(a, b, gray, pooled_row, at, i):
+    """pool_pixel through the 1-D gray palette."""
+    shift = np.uint64(i * 8)
+    v = gray[(a >> shift) & PIXEL_MASK]
+    w = gray[(b >> shift) & PIXEL_MASK]
+    pooled_row[at + np.uint32(i)] = v if v > w else w
+
+
+def pool_gray_words(newest_row, other_row, palette, pooled_row, base):
+    """The CPU's pooling of one grayscale row from its two screens' rows of words, through the
+    palette (256, 1) as one row of 256 grays: a 1-D view, so that a lookup is a load at an
+    offset (indexed 2-D, each cost a multiply by a stride). Where the two screens' words are
+    equal (most of a screen: the objects that move are small), the pooled pixels are the
+    newest's, one lookup each. The GPU pools its own way (compare_while_pooling) and never calls
+    it: there it is a stub, since a view made inside a CUDA device function cannot be kept.
+    Called as Python, it pools pixel by pixel."""
+    for x in range(SCREEN_W):
+        shift = np.uint64(8 * (x & 7))
+        v = palette[(newest_row[x >> 3] >> shift) & PIXEL_MASK, 0]
+        w = palette[(other_row[x >> 3] >> shift) & PIXEL_MASK, 0]
+        pooled_row[base + x] = max(v, w)
+
+
+@overload(pool_gray_words, target="cuda")
+def _pool_gray_words_cuda(newest_row, other_row, palette, pooled_row, base):
+    return lambda newest_row, other_row, palette, pooled_row, base: None
+
+
+@overload(pool_gray_words, target="cpu", jit_options={"forceinline": True})
+def _pool_gray_words_cpu(newest_row, other_row, palette, pooled_row, base):
+    def pool(newest_row, other_row, palette, pooled_row, base):
+        gray = palette.reshape(palette.shape[0])
+        for block in range(np.uint32(ROW_WORDS)):
+            a = newest_row[block]
+            b = other_row[block]
+            at = base + block * np.uint32(8)
+            if a == b:
+                gray_pixel(a, gray, pooled_row, at, 0)
+                gray_pixel(a, gray, pooled_row, at, 1)
+                gray_pixel(a, gray, pooled_row, at, 2)
+                gray_pixel(a, gray, pooled_row, at, 3)
+                gray_pixel(a, gray, pooled_row, at, 4)
+                gray_pixel(a, gray, pooled_row, at, 5)
+                gray_pixel(a, gray, pooled_row, at, 6)
+                gray_pixel(a, gray, pooled_row, at, 7)
+            else:
+                pool_gray_pixel(a, b, gray, pooled_row, at, 0)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 1)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 2)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 3)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 4)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 5)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 6)
+                pool_gray_pixel(a, b, gray, pooled_row, at, 7)
+    return pool
+
+
 @register_jitable
 def pool_row(fb, palette, raw, ch, env, y, newest, older, fused, above_pooled):
     """Row y of the max-pooled screen into raw[env, 0] (module doc). Returns whether it differs
@@ -316,13 +381,8 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused, above_pooled):
                 for x in range(np.uint32(SCREEN_W)):
                     pooled_row[base + x] = pooled_row[base - width + x]
                 return False
-        # Then the words' bytes through a uint8 view of the (C-contiguous) frame buffers, a
-        # loop LLVM vectorises (by word, a CPU observation took 39 -> 41 us).
-        pixels = fb.view(np.uint8)
-        for x in range(np.uint32(SCREEN_W)):
-            v = palette[pixels[env, newest, y, x], 0]
-            w = palette[pixels[env, other, y, x], 0]
-            raw[env, 0, base + x] = v if v > w else w
+        # Then word by word (pool_gray_words).
+        pool_gray_words(fb[env, newest, y], fb[env, other, y], palette, raw[env, 0], base)
     elif newest >= 0:
         for x in range(np.uint32(SCREEN_W)):
             index = pixel(fb, env, newest, y, x)
@@ -368,6 +428,26 @@ def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into, fused):
     pooled_row, reduced_row = raw[env, 0], scratch[env, into]   # row views (see observe)
     if not fused:
         width = np.uint32(xd[taps - np.uint32(1)] + 1)
+        if ch == 1:
+            # Grayscale: the same layers with no channel stride to multiply by. Three layers
+            # (84, 64 or 100 pixels wide, as from 160) summed in a register, in the same order.
+            if taps == np.uint32(3) * width:
+                for d in range(width):
+                    total = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
+                    at = d + width
+                    total = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]),
+                                            xa[at])
+                    at = at + width
+                    reduced_row[d] = total + mul_f32(
+                        np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+                return
+            for d in range(width):
+                reduced_row[d] = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
+            for at in range(width, taps, width):
+                for d in range(width):
+                    reduced_row[d] = reduced_row[d] + mul_f32(
+                        np.float32(pooled_row[base + np.uint32(xs[at + d])]), xa[at + d])
+            return
         for c in range(np.uint32(ch)):
             for d in range(width):          # the first layer starts each sum (0 + first tap)
                 reduced_row[d * np.uint32(ch) + c] = mul_f32(
