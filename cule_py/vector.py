@@ -322,6 +322,8 @@ class AtariVectorEnv(VectorEnv):
         self._reset_table = reset_snapshot.empty_table(
             b.state.shape[1], b.memory.shape[1], b.logic.shape[1], np.int32,
             L.FRAME_BUFFER_SHAPE, self.xp, direct_acts=K.most_tail_acts(fire, noop_max),
+            direct_fires=(reset_snapshot.DIRECT_FIRES if b.gpu is not None
+                          else reset_snapshot.DIRECT_FIRES_CPU),
             zeros=b.zeros)
         self._noop_mt = b.zeros((n, mt19937.MT_COLUMNS), np.int64)
         self._seed_noop_rng(np.ones(n, np.bool_), seeds)

@@ -115,7 +115,7 @@ def test_table_resets_are_exact(case):
         assert int(ours._agent[:, K.A_TAIL_BY_ORIGIN].sum()) > 0, \
             "no tail entry was found by its start entry"
         # every reset from a start entry with direct tails takes its tail by index (noop_max
-        # <= 3 here: no FIRE run passes DIRECT_FIRES)
+        # <= 3 here: at most 2 acts, no FIRE run past the CPU's DIRECT_FIRES_CPU)
         assert direct > 0, "no reset took a direct tail"
     filled = int(table[RS.TABLE_FILLED])
     flags = [int(table[RS._start_flag(table, e)]) for e in range(filled)]

@@ -100,6 +100,11 @@ TAIL_ACTS, TAIL_FIRE_MASK, TAIL_ORIGIN, TAIL_META = 0, 1, 2, 3   # then per star
 TAIL_MAX_ACTS = 31           # the effective actions as bits of one int32
 DIRECT_ORIGINS = 6           # Breakout, Pong 2 start entries, Seaquest 5 (reset_snapshot_study)
 DIRECT_FIRES = 8             # a longer run: p 0.75 * 0.25**8 = 1e-5 a reset at sticky 0.25
+# The CPU's: a longer run (p 0.75 * 0.25**2 = 5% of resets at sticky 0.25) takes the tail region,
+# where a miss plays its acts on its own thread, at the cost a reset pays without the table. The
+# fill plays (fires + 1) x ~29 frames a start entry: with 8, a Seaquest start entry's fill took
+# ~20% of a 100-step window of 16 consoles on one thread, long after the warm-up.
+DIRECT_FIRES_CPU = 2
 KEY, LATER = 0, 1            # an entry's two states: rows 2 * entry + KEY, 2 * entry + LATER
                              # (a direct tail is one row: the console after its acts)
 ROW_BLOCK = 4                # frame-buffer words (8 pixels each) compared between two loop tests
