@@ -109,6 +109,29 @@ def test_grayscale_widths_resize_like_numpy(width, fused):
     assert np.array_equal(obs[env, 1], resize_area(pooled[:, :, 0], 84, width).reshape(-1))
 
 
+# The CPU sums again only the destinations a row's changed words reach (reduce_changed): rows
+# that differ from the one above in a few words, anywhere (the edges included), in either
+# screen, at widths whose x tables have three layers.
+@pytest.mark.parametrize("width", [64, 84, 100])
+def test_rows_changed_in_a_few_words_resize_like_numpy(width):
+    height, env = 210, 0
+    rng = np.random.default_rng(width)
+    fb, palette, raw, cfg, tables, ch = _case(height, False, seed=width, width=width)
+    words = fb.view(np.uint64)                      # (consoles, 2, 250, 20)
+    for y in range(1, height):
+        words[env, :, y] = words[env, :, y - 1]
+        for _ in range(rng.integers(0, 4)):
+            words[env, rng.integers(0, 2), y, rng.choice([0, 19, rng.integers(0, 20)])] = \
+                rng.integers(0, 2**63, dtype=np.uint64)
+    pooled = np.maximum(_screen(fb, palette, env, 0, height, ch),
+                        _screen(fb, palette, env, 1, height, ch))
+    obs = np.zeros((3, 2, 84 * width), np.uint8)
+    scratch = np.zeros((3, 2, width), np.float32)
+    _observe(words, palette, raw, obs, scratch, cfg, *tables, env, np.int32(0), np.int32(1),
+             False)
+    assert np.array_equal(obs[env, 1], resize_area(pooled[:, :, 0], 84, width).reshape(-1))
+
+
 @njit(cache=False)
 def _observe_bands_jit(fb, screen, cfg, env, newest, older, fused, order):
     for band in order:

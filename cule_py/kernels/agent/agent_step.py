@@ -474,6 +474,51 @@ def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into, fused):
 
 
 @register_jitable
+def changed_span(fb, env, y, newest, older):
+    """(first, last) word of screen row y that differs from row y - 1 in either of the two
+    screens the pooling reads (`newest`, `older` as in pool_row; y >= 1): the pooled row can
+    only differ from the one above between them. (ROW_WORDS, 0) if none does."""
+    other = newest if older < 0 else older
+    newest_row, other_row = fb[env, newest, y], fb[env, other, y]
+    newest_above, other_above = fb[env, newest, y - 1], fb[env, other, y - 1]
+    first, last = np.uint32(ROW_WORDS), np.uint32(0)
+    for block in range(np.uint32(ROW_WORDS)):
+        if newest_row[block] != newest_above[block] or other_row[block] != other_above[block]:
+            first = min(first, block)
+            last = block
+    return first, last
+
+
+@register_jitable
+def reduce_changed(raw, scratch, env, y, xd, xs, xa, into, first, last):
+    """The CPU's horizontal pass of grayscale row y where scratch[env, into] holds row y - 1's
+    and the rows differ only in words `first` to `last` (changed_span): only the destinations
+    that an area resize from 160 pixels reads from those words are summed again (destination d
+    covers source pixels [160 d / W, 160 (d + 1) / W), so pixels 8 first to 8 last + 7 reach
+    destinations 8 first W // 160 up to ceil((8 last + 8) W / 160) - 1), each as reduce_row
+    sums it. Only for x tables of three layers (reduce_row's register form): False, with
+    nothing done, otherwise."""
+    taps = np.uint32(xd.shape[0])
+    width = np.uint32(xd[taps - np.uint32(1)] + 1)
+    if taps != np.uint32(3) * width:
+        return False
+    if first > last:
+        return True
+    base = np.uint32(y) * np.uint32(SCREEN_W)
+    pooled_row, reduced_row = raw[env, 0], scratch[env, into]
+    start = first * np.uint32(8) * width // np.uint32(SCREEN_W)
+    past = min((last * np.uint32(8) + np.uint32(8)) * width + np.uint32(SCREEN_W - 1),
+               width * np.uint32(SCREEN_W)) // np.uint32(SCREEN_W)
+    for d in range(start, past):
+        total = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
+        at = d + width
+        total = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+        at = at + width
+        reduced_row[d] = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+    return True
+
+
+@register_jitable
 def band_rows(cfg, band, bands):
     """(first output row, the row past its last) of band `band` of `bands`: an even split."""
     dst_h = np.int32(cfg[C_DST_H])
@@ -539,7 +584,13 @@ def observe_rows(fb, screen, slot, cfg, env, newest, older, fused, band, bands):
             if pool_row(fb, palette, raw, ch, env, pooled, newest, older, fused,
                         pooled > start) or (
                     reduced != pooled - 1):
-                reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa, 2 * band, fused)
+                # On the CPU, a grayscale row from the screens whose row above is in scratch
+                # sums again only what its changed words reach (reduce_changed).
+                if fused or ch != 1 or newest < 0 or older == SRC_RAW1 or \
+                        reduced != pooled - 1 or pooled <= start or not reduce_changed(
+                            raw, scratch, env, pooled, xd, xs, xa, 2 * band,
+                            *changed_span(fb, env, pooled, newest, older)):
+                    reduce_row(raw, scratch, ch, env, pooled, xd, xs, xa, 2 * band, fused)
             reduced = pooled
             pooled = np.int32(pooled + 1)
         if dy != prev:
