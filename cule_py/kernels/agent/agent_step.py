@@ -227,16 +227,16 @@ _SIMULATED_GPU = simulator_enabled()
 def compare_while_pooling():
     """How pool_row reads the screens and finds a row equal to the one above, and which x table
     reduce_row reads. On the CPU: the row's source words against the row above's first (a
-    repeated row's pooled row is copied), else the pixels through a uint8 view and a second
-    pass over the two pooled rows (fused into the pooling loop, a CPU observation took 38 -> 45
-    us); the x table by layer (area_resize.tap_major_table). On the GPU, where no uint8 view of
-    the console-innermost words exists: a word (8 pixels) a load, and the compare in the pooling
-    loop itself, by the rows' source words (a second pass over the pooled bytes cost about as
-    many instructions as the horizontal pass it saves; byte by byte inside the loop, ~12 SASS a
-    pixel; tools/gpu_line_profile.py); the x table by destination. Compiled, it answers for the
-    kernel's target; called as Python, as numba's CUDA simulator runs the GPU kernels, it answers
-    as the GPU does there, so that a CPU kernel is the same machine code with or without the
-    simulator (one kernel cache serves both)."""
+    repeated row's pooled row is copied), else word by word through the gray palette as one row
+    (pool_gray_words) and a second pass over the two pooled rows (fused into the pooling loop,
+    a CPU observation took 38 -> 45 us); the x table by layer (area_resize.tap_major_table). On
+    the GPU, where no uint8 view of the console-innermost words exists: a word (8 pixels) a
+    load, and the compare in the pooling loop itself, by the rows' source words (a second pass
+    over the pooled bytes cost about as many instructions as the horizontal pass it saves; byte
+    by byte inside the loop, ~12 SASS a pixel; tools/gpu_line_profile.py); the x table by
+    destination. Compiled, it answers for the kernel's target; called as Python, as numba's
+    CUDA simulator runs the GPU kernels, it answers as the GPU does there, so that a CPU kernel
+    is the same machine code with or without the simulator (one kernel cache serves both)."""
     return _SIMULATED_GPU
 
 
@@ -262,7 +262,7 @@ def pool_pixel(a, b, palette, pooled_row, at, i):
 
 @register_jitable(forceinline=True)
 def gray_pixel(a, gray, pooled_row, at, i):
-    """Pixel i (a constant, 0..7) of the frame-buffer word `a` through the 1-D gray palette
+    """Pixel i (0..7) of the frame-buffer word `a` through the 1-D gray palette
     into pooled_row[at + i]."""
     pooled_row[at + np.uint32(i)] = gray[(a >> np.uint64(i * 8)) & PIXEL_MASK]
 
@@ -305,23 +305,11 @@ def _pool_gray_words_cpu(newest_row, other_row, palette, pooled_row, base):
             b = other_row[block]
             at = base + block * np.uint32(8)
             if a == b:
-                gray_pixel(a, gray, pooled_row, at, 0)
-                gray_pixel(a, gray, pooled_row, at, 1)
-                gray_pixel(a, gray, pooled_row, at, 2)
-                gray_pixel(a, gray, pooled_row, at, 3)
-                gray_pixel(a, gray, pooled_row, at, 4)
-                gray_pixel(a, gray, pooled_row, at, 5)
-                gray_pixel(a, gray, pooled_row, at, 6)
-                gray_pixel(a, gray, pooled_row, at, 7)
+                for i in range(8):
+                    gray_pixel(a, gray, pooled_row, at, i)
             else:
-                pool_gray_pixel(a, b, gray, pooled_row, at, 0)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 1)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 2)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 3)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 4)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 5)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 6)
-                pool_gray_pixel(a, b, gray, pooled_row, at, 7)
+                for i in range(8):
+                    pool_gray_pixel(a, b, gray, pooled_row, at, i)
     return pool
 
 
@@ -416,30 +404,37 @@ def pool_row(fb, palette, raw, ch, env, y, newest, older, fused, above_pooled):
     return changed != 0
 
 
+@register_jitable(forceinline=True)
+def three_layer_sums(pooled_row, reduced_row, base, xs, xa, width, start, past):
+    """Destinations start..past - 1 of a grayscale row whose tap-major x table has three layers
+    (84, 64 or 100 pixels from 160): each destination's three taps summed in a register, in
+    the layers' order, so each sum is the layer-by-layer one."""
+    for d in range(start, past):
+        total = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
+        at = d + width
+        total = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+        at = at + width
+        reduced_row[d] = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+
+
 @register_jitable
 def reduce_row(raw, scratch, ch, env, y, xd, xs, xa, into, fused):
     """Row y of raw[env, 0] reduced along x into scratch[env, into], each destination's taps
     summed in table order. The GPU's table (`fused`, compare_while_pooling) lists each
     destination's taps consecutively, summed in a register; the CPU's is tap-major
-    (area_resize.tap_major_table): layer by layer, each a loop over the destinations that LLVM
-    vectorises (the consecutive form's branch at each destination's end kept it scalar)."""
+    (area_resize.tap_major_table): layer by layer, each a loop over the destinations (the
+    consecutive form's branch at each destination's end cost more), or with three layers a
+    destination's taps in a register (three_layer_sums)."""
     base = np.uint32(y) * np.uint32(SCREEN_W) * np.uint32(ch)
     taps = np.uint32(xd.shape[0])
     pooled_row, reduced_row = raw[env, 0], scratch[env, into]   # row views (see observe)
     if not fused:
         width = np.uint32(xd[taps - np.uint32(1)] + 1)
         if ch == 1:
-            # Grayscale: the same layers with no channel stride to multiply by. Three layers
-            # (84, 64 or 100 pixels wide, as from 160) summed in a register, in the same order.
+            # Grayscale: the same layers with no channel stride to multiply by.
             if taps == np.uint32(3) * width:
-                for d in range(width):
-                    total = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
-                    at = d + width
-                    total = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]),
-                                            xa[at])
-                    at = at + width
-                    reduced_row[d] = total + mul_f32(
-                        np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+                three_layer_sums(pooled_row, reduced_row, base, xs, xa, width, np.uint32(0),
+                                 width)
                 return
             for d in range(width):
                 reduced_row[d] = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
@@ -509,12 +504,7 @@ def reduce_changed(raw, scratch, env, y, xd, xs, xa, into, first, last):
     start = first * np.uint32(8) * width // np.uint32(SCREEN_W)
     past = min((last * np.uint32(8) + np.uint32(8)) * width + np.uint32(SCREEN_W - 1),
                width * np.uint32(SCREEN_W)) // np.uint32(SCREEN_W)
-    for d in range(start, past):
-        total = mul_f32(np.float32(pooled_row[base + np.uint32(xs[d])]), xa[d])
-        at = d + width
-        total = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
-        at = at + width
-        reduced_row[d] = total + mul_f32(np.float32(pooled_row[base + np.uint32(xs[at])]), xa[at])
+    three_layer_sums(pooled_row, reduced_row, base, xs, xa, width, start, past)
     return True
 
 
