@@ -7,15 +7,15 @@ compiled into the CPU frame loop and the CUDA kernel alike. The facts (addresses
 conditions) were settled per game from ALE's behaviour and its RomSettings sources; they are
 recorded here as data and in our own words and code.
 
-Device API (all integer, one console `env` at a time; `ram` is (consoles, 128+) uint8: RIOT RAM,
-index = CPU address & 0x7F, then a Superchip cartridge's RAM where there is one; `state` is
-(consoles, LOGIC_FIELDS) int32):
+Device API (all integer, one console at a time, `console` its row; `ram` is (consoles, 128+)
+uint8: RIOT RAM, index = CPU address & 0x7F, then a Superchip cartridge's RAM where there is one;
+`state` is (consoles, LOGIC_FIELDS) int32):
 
-    logic_reset(game_id, ram, env, state)           RomSettings::reset(): clear score/flags
-    logic_set_mode(game_id, mode, ram, env, state)  what setMode() changes besides SELECT presses
-    logic_step(game_id, ram, env, state) -> reward  RomSettings::step() after one frame
-    lives(game_id, env, state)                      RomSettings::lives()
-    is_terminal(env, state)                         RomSettings::isTerminal()
+    logic_reset(game_id, ram, console, state)          RomSettings::reset(): clear score/flags
+    logic_set_mode(game_id, mode, ram, console, state) what setMode() changes besides SELECT
+    logic_step(game_id, ram, console, state) -> reward RomSettings::step() after one frame
+    lives(game_id, console, state)                     RomSettings::lives()
+    is_terminal(console, state)                        RomSettings::isTerminal()
 
 Where the console calls them, as ALE does (its StellaEnvironment::emulate): `logic_step` after
 *every* emulated frame that ALE follows with RomSettings::step, reset frames included (the 60 NOOP
@@ -477,33 +477,33 @@ assert all(GAME_NAMES[globals()[n.upper()]] == n
 # Device helpers.
 
 @register_jitable
-def _b(ram, env, addr):
+def _b(ram, console, addr):
     """The RAM byte at CPU address `addr` (0x80-0xFF), 0..255."""
-    return np.int32(ram[env, addr & 0x7F])
+    return np.int32(ram[console, addr & 0x7F])
 
 
 @register_jitable
-def _cart(ram, env, addr):
+def _cart(ram, console, addr):
     """A Superchip cartridge RAM byte through its read port (CPU address 0xF080-0xF0FF, as
     ALE peeks it): column 128 + index of the console's `ram` row, after the RIOT's bytes."""
-    return np.int32(ram[env, 128 + (addr & 0x7F)])
+    return np.int32(ram[console, 128 + (addr & 0x7F)])
 
 
 @register_jitable
-def _dec1(ram, env, addr):
+def _dec1(ram, console, addr):
     """One BCD byte as ALE decodes it: 10 * high nibble + low nibble (nibbles not validated)."""
-    v = _b(ram, env, addr)
+    v = _b(ram, console, addr)
     return np.int32(10 * (v >> 4) + (v & 0xF))
 
 
 @register_jitable
-def _dec(ram, env, lo, mid, hi):
+def _dec(ram, console, lo, mid, hi):
     """Up to three BCD bytes, low first (mid/hi < 0 when absent): digit pairs x1, x100, x10000."""
-    total = _dec1(ram, env, lo)
+    total = _dec1(ram, console, lo)
     if mid >= 0:
-        total += 100 * _dec1(ram, env, mid)
+        total += 100 * _dec1(ram, console, mid)
     if hi >= 0:
-        total += 10000 * _dec1(ram, env, hi)
+        total += 10000 * _dec1(ram, console, hi)
     return np.int32(total)
 
 
@@ -514,10 +514,10 @@ def _s8(v):
 
 
 @register_jitable
-def _diff(state, env, new_score):
+def _diff(state, console, new_score):
     """The common reward: score - previous score; the new score becomes the previous one."""
-    state[env, REWARD] = new_score - np.int32(state[env, SCORE])
-    state[env, SCORE] = new_score
+    state[console, REWARD] = new_score - np.int32(state[console, SCORE])
+    state[console, SCORE] = new_score
 
 
 @register_jitable
@@ -548,18 +548,18 @@ def _cfg(gid, column):
 
 
 @register_jitable
-def _step_table(gid, ram, env, state):
+def _step_table(gid, ram, console, state):
     g = np.int32(gid)
-    new_score = _dec(ram, env, _cfg(g, C_SCORE_LO), _cfg(g, C_SCORE_MID), _cfg(g, C_SCORE_HI)) \
+    new_score = _dec(ram, console, _cfg(g, C_SCORE_LO), _cfg(g, C_SCORE_MID), _cfg(g, C_SCORE_HI)) \
         * np.int32(_cfg(g, C_SCORE_MUL))
-    reward = new_score - np.int32(state[env, SCORE])
+    reward = new_score - np.int32(state[console, SCORE])
     reward = max(reward, np.int32(_cfg(g, C_REWARD_MIN)))
     reward = min(reward, np.int32(_cfg(g, C_REWARD_MAX)))
-    state[env, REWARD] = reward
-    state[env, SCORE] = new_score
+    state[console, REWARD] = reward
+    state[console, SCORE] = new_score
     addr = np.int32(_cfg(g, C_LIVES_ADDR))
     if addr >= 0:
-        state[env, LIVES] = ((np.int32(ram[env, addr]) >> _cfg(g, C_LIVES_SHIFT))
+        state[console, LIVES] = ((np.int32(ram[console, addr]) >> _cfg(g, C_LIVES_SHIFT))
                              & _cfg(g, C_LIVES_MASK)) + _cfg(g, C_LIVES_ADD)
     any_mode = _cfg(g, C_TERM_ANY) != 0
     terminal = not any_mode
@@ -569,14 +569,14 @@ def _step_table(gid, ram, env, state):
         if src == SRC_SCORE:
             v = new_score
         else:
-            v = np.int32(ram[env, src])
+            v = np.int32(ram[console, src])
         v = (v >> _cfg(g, base + 1)) & _cfg(g, base + 2)
         hit = _compare(v, _cfg(g, base + 3), np.int32(_cfg(g, base + 4)))
         if any_mode:
             terminal = terminal or hit
         else:
             terminal = terminal and hit
-    state[env, TERMINAL] = 1 if terminal else 0
+    state[console, TERMINAL] = 1 if terminal else 0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -594,7 +594,7 @@ def _step_table(gid, ram, env, state):
 # they are (numba's CUDA simulator runs `_step_coded` as Python).
 #
 # Rules for a step function, checked when the dispatch is built: the parameters are exactly
-# (ram, env, state), and no `return` (a body is spliced, so it would return from the dispatch).
+# (ram, console, state), and no `return` (a body is spliced, so it would return from the dispatch).
 
 _CODED_STEPS: dict[int, object] = {}   # game id -> its step function, in dispatch order
 
@@ -628,14 +628,14 @@ CUBE_FACES, CUBE_TIMER0, CUBE_TIMER1 = X0, X1, X2   # complete faces; 0xDB now a
 
 
 @register_jitable
-def _alien_digit(ram, env, addr):
-    v = _b(ram, env, addr)   # a digit is a font offset (digit * 8); 0x80 is a blank
+def _alien_digit(ram, console, addr):
+    v = _b(ram, console, addr)   # a digit is a font offset (digit * 8); 0x80 is a blank
     return 0 if v == 0x80 else v >> 3
 
 
 @register_jitable
-def _riverraid_digit(ram, env, addr):
-    v = _b(ram, env, addr)   # font offsets 0, 8, ..., 72; anything else reads as 0
+def _riverraid_digit(ram, console, addr):
+    v = _b(ram, console, addr)   # font offsets 0, 8, ..., 72; anything else reads as 0
     return v >> 3 if (v & 7) == 0 and v <= 72 else 0
 
 
@@ -645,737 +645,745 @@ def _riverraid_lives(v):
 
 
 @_coded_step(ADVENTURE)
-def _step_adventure(ram, env, state):
+def _step_adventure(ram, console, state):
     # Reward 1 (kept, not cleared per frame) and the end once the chalice is in the yellow
     # castle (0xB9 == 0x12); the game also ends when the player is eaten (0xE0 == 2).
-    chalice_home = _b(ram, env, 0xB9) == 0x12
+    chalice_home = _b(ram, console, 0xB9) == 0x12
     if chalice_home:
-        state[env, REWARD] = 1
-    state[env, TERMINAL] = 1 if (chalice_home or _b(ram, env, 0xE0) == 2) else 0
+        state[console, REWARD] = 1
+    state[console, TERMINAL] = 1 if (chalice_home or _b(ram, console, 0xE0) == 2) else 0
 
 
 @_coded_step(ALIEN)
-def _step_alien(ram, env, state):
-    s = (_alien_digit(ram, env, 0x8B) + 10 * _alien_digit(ram, env, 0x89)
-         + 100 * _alien_digit(ram, env, 0x87) + 1000 * _alien_digit(ram, env, 0x85)
-         + 10000 * _alien_digit(ram, env, 0x83))
-    _diff(state, env, np.int32(10 * s))
-    n = _b(ram, env, 0xC0) & 0xF
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if n == 0 else 0
+def _step_alien(ram, console, state):
+    s = (_alien_digit(ram, console, 0x8B) + 10 * _alien_digit(ram, console, 0x89)
+         + 100 * _alien_digit(ram, console, 0x87) + 1000 * _alien_digit(ram, console, 0x85)
+         + 10000 * _alien_digit(ram, console, 0x83))
+    _diff(state, console, np.int32(10 * s))
+    n = _b(ram, console, 0xC0) & 0xF
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if n == 0 else 0
 
 
 @_coded_step(ASTEROIDS)
-def _step_asteroids(ram, env, state):
+def _step_asteroids(ram, console, state):
     # Score in tens; it wraps at 100000, which the reward adds back.
-    _diff(state, env, np.int32(10 * _dec(ram, env, 0xBE, 0xBD, -1)))
-    if state[env, REWARD] < 0:
-        state[env, REWARD] += 100000
-    n = _b(ram, env, 0xBC) >> 4
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if n == 0 else 0
+    _diff(state, console, np.int32(10 * _dec(ram, console, 0xBE, 0xBD, -1)))
+    if state[console, REWARD] < 0:
+        state[console, REWARD] += 100000
+    n = _b(ram, console, 0xBC) >> 4
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if n == 0 else 0
 
 
 @_coded_step(ATLANTIS)
-def _step_atlantis(ram, env, state):
+def _step_atlantis(ram, console, state):
     # 0xF1 == 0xFF is the end; that frame gives no reward and keeps the old score.
-    new_score = np.int32(100 * _dec(ram, env, 0xA2, 0xA3, 0xA1))
-    n = _b(ram, env, 0xF1)
-    state[env, LIVES] = n
+    new_score = np.int32(100 * _dec(ram, console, 0xA2, 0xA3, 0xA1))
+    n = _b(ram, console, 0xF1)
+    state[console, LIVES] = n
     if n == 0xFF:
-        state[env, REWARD] = 0
-        state[env, TERMINAL] = 1
+        state[console, REWARD] = 0
+        state[console, TERMINAL] = 1
     else:
-        _diff(state, env, new_score)
-        state[env, TERMINAL] = 0
+        _diff(state, console, new_score)
+        state[console, TERMINAL] = 0
 
 
 @_coded_step(ATLANTIS2)
-def _step_atlantis2(ram, env, state):
-    n = _b(ram, env, 0xF1)
-    state[env, LIVES] = n
+def _step_atlantis2(ram, console, state):
+    n = _b(ram, console, 0xF1)
+    state[console, LIVES] = n
     if n == 0xFF:
-        state[env, REWARD] = 0
-        state[env, TERMINAL] = 1
+        state[console, REWARD] = 0
+        state[console, TERMINAL] = 1
     else:
-        _diff(state, env, _dec(ram, env, 0xA1, 0xA2, 0xA3))
-        state[env, TERMINAL] = 0
+        _diff(state, console, _dec(ram, console, 0xA1, 0xA2, 0xA3))
+        state[console, TERMINAL] = 0
 
 
 @_coded_step(BACKGAMMON)
-def _step_backgammon(ram, env, state):
+def _step_backgammon(ram, console, state):
     # Points 0x81-0x8D and 0x8F-0x9B hold signed piece counts (> 0 computer, < 0 player);
     # 0x80 (negated) and 0x8E count the pieces borne off. All sums wrap as int8, as in ALE.
-    player_out = _s8(-_s8(_b(ram, env, 0x80)))
-    computer_out = _s8(_b(ram, env, 0x8E))
+    player_out = _s8(-_s8(_b(ram, console, 0x80)))
+    computer_out = _s8(_b(ram, console, 0x8E))
     player_in = 0
     computer_in = 0
     for addr in range(0x81, 0x9C):
         if addr == 0x8E:
             continue
-        p = _s8(_b(ram, env, addr))
+        p = _s8(_b(ram, console, addr))
         if p > 0:
             computer_in = _s8(computer_in + p)
         elif p < 0:
             player_in = _s8(player_in - p)
     if computer_in + computer_out == 15 and player_in + player_out == 15:
         if player_out == 15:
-            state[env, TERMINAL] = 1
-            state[env, REWARD] = 1
+            state[console, TERMINAL] = 1
+            state[console, REWARD] = 1
         elif computer_out == 15:
-            state[env, TERMINAL] = 1
-            state[env, REWARD] = -1
+            state[console, TERMINAL] = 1
+            state[console, REWARD] = -1
 
 
 @_coded_step(BATTLE_ZONE)
-def _step_battle_zone(ram, env, state):
+def _step_battle_zone(ram, console, state):
     # Thousands digits: 0x9D high nibble, 0x9E low and high nibbles; a nibble 0xA is a blank.
-    a = _b(ram, env, 0x9D) >> 4
-    lo = _b(ram, env, 0x9E) & 0xF
-    hi = _b(ram, env, 0x9E) >> 4
+    a = _b(ram, console, 0x9D) >> 4
+    lo = _b(ram, console, 0x9E) & 0xF
+    hi = _b(ram, console, 0x9E) >> 4
     a = 0 if a == 10 else a
     lo = 0 if lo == 10 else lo
     hi = 0 if hi == 10 else hi
-    _diff(state, env, np.int32(1000 * (a + 10 * lo + 100 * hi)))
-    n = _b(ram, env, 0xBA) & 0xF
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if n == 0 else 0
+    _diff(state, console, np.int32(1000 * (a + 10 * lo + 100 * hi)))
+    n = _b(ram, console, 0xBA) & 0xF
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if n == 0 else 0
 
 
 @_coded_step(BEAM_RIDER)
-def _step_beam_rider(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0x89, 0x8A, 0x8B))
-    n = _b(ram, env, 0x85) + 1
+def _step_beam_rider(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0x89, 0x8A, 0x8B))
+    n = _b(ram, console, 0x85) + 1
     # A drop by one counts only once 0x8C == 1 (the death sequence has finished).
-    if n != state[env, LIVES] - 1 or _b(ram, env, 0x8C) == 1:
-        state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if _b(ram, env, 0x85) == 0xFF else 0
+    if n != state[console, LIVES] - 1 or _b(ram, console, 0x8C) == 1:
+        state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if _b(ram, console, 0x85) == 0xFF else 0
 
 
 @_coded_step(BLACKJACK)
-def _step_blackjack(ram, env, state):
-    bust = _b(ram, env, 0x86) == 0x0B and _b(ram, env, 0x89) == 0xBB
-    s = np.int32(0) if bust else _dec(ram, env, 0x89, 0x86, -1)
-    _diff(state, env, s)
-    state[env, TERMINAL] = 1 if (bust or s >= 1000) else 0
+def _step_blackjack(ram, console, state):
+    bust = _b(ram, console, 0x86) == 0x0B and _b(ram, console, 0x89) == 0xBB
+    s = np.int32(0) if bust else _dec(ram, console, 0x89, 0x86, -1)
+    _diff(state, console, s)
+    state[console, TERMINAL] = 1 if (bust or s >= 1000) else 0
 
 
 @_coded_step(BOXING)
-def _step_boxing(ram, env, state):
+def _step_boxing(ram, console, state):
     # Punches landed (BCD) at 0x92 (player) and 0x93; 0xC0 shows a knock-out (100).
-    me = _dec1(ram, env, 0x92)
-    them = _dec1(ram, env, 0x93)
-    if _b(ram, env, 0x92) == 0xC0:
+    me = _dec1(ram, console, 0x92)
+    them = _dec1(ram, console, 0x93)
+    if _b(ram, console, 0x92) == 0xC0:
         me = 100
-    if _b(ram, env, 0x93) == 0xC0:
+    if _b(ram, console, 0x93) == 0xC0:
         them = 100
-    _diff(state, env, np.int32(me - them))
+    _diff(state, console, np.int32(me - them))
     if me == 100 or them == 100:
-        state[env, TERMINAL] = 1
+        state[console, TERMINAL] = 1
     else:
-        minutes = _b(ram, env, 0x90) >> 4
-        seconds = _dec1(ram, env, 0x91)
-        state[env, TERMINAL] = 1 if (minutes == 0 and seconds == 0) else 0
+        minutes = _b(ram, console, 0x90) >> 4
+        seconds = _dec1(ram, console, 0x91)
+        state[console, TERMINAL] = 1 if (minutes == 0 and seconds == 0) else 0
 
 
 @_coded_step(BREAKOUT)
-def _step_breakout(ram, env, state):
+def _step_breakout(ram, console, state):
     # Score: 0xCD two BCD digits, 0xCC low nibble the hundreds (its high nibble is ignored).
-    x = _b(ram, env, 0xCD)
-    y = _b(ram, env, 0xCC)
-    _diff(state, env, np.int32((x & 0xF) + 10 * (x >> 4) + 100 * (y & 0xF)))
-    balls = _b(ram, env, 0xB9)
+    x = _b(ram, console, 0xCD)
+    y = _b(ram, console, 0xCC)
+    _diff(state, console, np.int32((x & 0xF) + 10 * (x >> 4) + 100 * (y & 0xF)))
+    balls = _b(ram, console, 0xB9)
     if balls == 5:
-        state[env, BREAKOUT_STARTED] = 1
-    state[env, TERMINAL] = 1 if (state[env, BREAKOUT_STARTED] != 0 and balls == 0) else 0
-    state[env, LIVES] = balls
+        state[console, BREAKOUT_STARTED] = 1
+    state[console, TERMINAL] = 1 if (state[console, BREAKOUT_STARTED] != 0 and balls == 0) else 0
+    state[console, LIVES] = balls
 
 
 @_coded_step(CASINO)
-def _step_casino(ram, env, state):
-    chips = _dec(ram, env, 0x95, 0x8C, -1)
-    if _b(ram, env, 0xD4) == 3:
-        state[env, REWARD] = chips - state[env, SCORE]
-        state[env, TERMINAL] = 1 if (chips > 0 and _b(ram, env, 0x9E) == 0xAA) else 0
+def _step_casino(ram, console, state):
+    chips = _dec(ram, console, 0x95, 0x8C, -1)
+    if _b(ram, console, 0xD4) == 3:
+        state[console, REWARD] = chips - state[console, SCORE]
+        state[console, TERMINAL] = 1 if (chips > 0 and _b(ram, console, 0x9E) == 0xAA) else 0
     else:
-        input_disabled = (_b(ram, env, 0xD3) & 0x80) != 0
+        input_disabled = (_b(ram, console, 0xD3) & 0x80) != 0
         if not input_disabled:   # otherwise the reward of the previous frame stays
-            state[env, REWARD] = chips - state[env, SCORE]
-        bet = _dec1(ram, env, 0x9E)
-        state[env, TERMINAL] = 1 if (chips == 0 or (bet > 0 and input_disabled)) else 0
-    state[env, SCORE] = chips
+            state[console, REWARD] = chips - state[console, SCORE]
+        bet = _dec1(ram, console, 0x9E)
+        state[console, TERMINAL] = 1 if (chips == 0 or (bet > 0 and input_disabled)) else 0
+    state[console, SCORE] = chips
 
 
 @_coded_step(CHOPPER_COMMAND)
-def _step_chopper_command(ram, env, state):
-    _diff(state, env, np.int32(100 * _dec(ram, env, 0xEE, 0xEC, -1)))
-    n = _b(ram, env, 0xE4) & 0xF
-    state[env, LIVES] = n
-    state[env, CHOPPER_STARTED] |= _b(ram, env, 0xC2) & 1
-    state[env, TERMINAL] = 1 if (n == 0 and state[env, CHOPPER_STARTED] != 0) else 0
+def _step_chopper_command(ram, console, state):
+    _diff(state, console, np.int32(100 * _dec(ram, console, 0xEE, 0xEC, -1)))
+    n = _b(ram, console, 0xE4) & 0xF
+    state[console, LIVES] = n
+    state[console, CHOPPER_STARTED] |= _b(ram, console, 0xC2) & 1
+    state[console, TERMINAL] = 1 if (n == 0 and state[console, CHOPPER_STARTED] != 0) else 0
 
 
 @_coded_step(CRAZY_CLIMBER)
-def _step_crazy_climber(ram, env, state):
+def _step_crazy_climber(ram, console, state):
     # Four plain (not BCD) digits 0x82-0x85, in hundreds; a negative reward is dropped.
-    s = (_b(ram, env, 0x82) + 10 * _b(ram, env, 0x83) + 100 * _b(ram, env, 0x84)
-         + 1000 * _b(ram, env, 0x85))
-    _diff(state, env, np.int32(100 * s))
-    if state[env, REWARD] < 0:
-        state[env, REWARD] = 0
-    n = _b(ram, env, 0xAA)
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if n == 0 else 0
+    s = (_b(ram, console, 0x82) + 10 * _b(ram, console, 0x83) + 100 * _b(ram, console, 0x84)
+         + 1000 * _b(ram, console, 0x85))
+    _diff(state, console, np.int32(100 * s))
+    if state[console, REWARD] < 0:
+        state[console, REWARD] = 0
+    n = _b(ram, console, 0xAA)
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if n == 0 else 0
 
 
 @_coded_step(DARKCHAMBERS)
-def _step_darkchambers(ram, env, state):
+def _step_darkchambers(ram, console, state):
     # The end is sticky: a lower level, a lower score or no health (0xCA & 0x1F == 0).
-    state[env, REWARD] = 0
-    level = _b(ram, env, 0xD5)
-    if level < state[env, DARKCHAMBERS_LEVEL]:
-        state[env, TERMINAL] = 1
+    state[console, REWARD] = 0
+    level = _b(ram, console, 0xD5)
+    if level < state[console, DARKCHAMBERS_LEVEL]:
+        state[console, TERMINAL] = 1
     else:
-        state[env, DARKCHAMBERS_LEVEL] = level
-        s = np.int32(10 * _dec(ram, env, 0xCC, 0xCF, -1))
-        if s < state[env, SCORE]:
-            state[env, TERMINAL] = 1
+        state[console, DARKCHAMBERS_LEVEL] = level
+        s = np.int32(10 * _dec(ram, console, 0xCC, 0xCF, -1))
+        if s < state[console, SCORE]:
+            state[console, TERMINAL] = 1
         else:
-            state[env, REWARD] = s - state[env, SCORE]
-            state[env, SCORE] = s
-        if (_b(ram, env, 0xCA) & 0x1F) == 0:
-            state[env, TERMINAL] = 1
+            state[console, REWARD] = s - state[console, SCORE]
+            state[console, SCORE] = s
+        if (_b(ram, console, 0xCA) & 0x1F) == 0:
+            state[console, TERMINAL] = 1
 
 
 @_coded_step(DEFENDER)
-def _step_defender(ram, env, state):
+def _step_defender(ram, console, state):
     # Six digits in the low nibbles of 0x9C-0xA1, least significant first; 0xA is a blank.
     s = 0
     mult = 1
     for i in range(6):
-        d = _b(ram, env, 0x9C + i) & 0xF
+        d = _b(ram, console, 0x9C + i) & 0xF
         if d == 0xA:
             d = 0
         s += d * mult
         mult *= 10
-    _diff(state, env, np.int32(s))
-    n = _b(ram, env, 0xC2)
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if n == 0 else 0
+    _diff(state, console, np.int32(s))
+    n = _b(ram, console, 0xC2)
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if n == 0 else 0
 
 
 @_coded_step(DEMON_ATTACK)
-def _step_demon_attack(ram, env, state):
-    s = _dec(ram, env, 0x85, 0x83, 0x81)
-    if _b(ram, env, 0x81) == 0xAB and _b(ram, env, 0x83) == 0xCD and _b(ram, env, 0x85) == 0xEA:
+def _step_demon_attack(ram, console, state):
+    s = _dec(ram, console, 0x85, 0x83, 0x81)
+    if (_b(ram, console, 0x81) == 0xAB and _b(ram, console, 0x83) == 0xCD
+            and _b(ram, console, 0x85) == 0xEA):
         s = np.int32(0)   # the attract-mode pattern
-    _diff(state, env, s)
-    shown = _b(ram, env, 0xF2)
-    state[env, TERMINAL] = 1 if (shown == 0 and _b(ram, env, 0xF1) == 0xBD
-                                 and state[env, DEMON_LEVEL_CHANGE] == 0) else 0
-    state[env, LIVES] = shown + 1
-    state[env, DEMON_LEVEL_CHANGE] = 0
+    _diff(state, console, s)
+    shown = _b(ram, console, 0xF2)
+    state[console, TERMINAL] = 1 if (shown == 0 and _b(ram, console, 0xF1) == 0xBD
+                                 and state[console, DEMON_LEVEL_CHANGE] == 0) else 0
+    state[console, LIVES] = shown + 1
+    state[console, DEMON_LEVEL_CHANGE] = 0
 
 
 @_coded_step(DOUBLE_DUNK)
-def _step_double_dunk(ram, env, state):
-    me = _dec1(ram, env, 0xF6)
-    them = _dec1(ram, env, 0xF7)
-    _diff(state, env, np.int32(me - them))
-    state[env, TERMINAL] = 1 if ((me >= 24 or them >= 24) and _b(ram, env, 0xFE) == 0xE7) else 0
+def _step_double_dunk(ram, console, state):
+    me = _dec1(ram, console, 0xF6)
+    them = _dec1(ram, console, 0xF7)
+    _diff(state, console, np.int32(me - them))
+    state[console, TERMINAL] = 1 if ((me >= 24 or them >= 24)
+                                     and _b(ram, console, 0xFE) == 0xE7) else 0
 
 
 @_coded_step(ENDURO)
-def _step_enduro(ram, env, state):
+def _step_enduro(ram, console, state):
     # Day 1 needs 200 cars, later days 300; 0xAB/0xAC count the cars still to pass.
-    level = _b(ram, env, 0xAD)
+    level = _b(ram, console, 0xAD)
     s = 0
     if level != 0:
-        cars = _dec(ram, env, 0xAB, 0xAC, -1)
+        cars = _dec(ram, console, 0xAB, 0xAC, -1)
         if level == 1:
             cars = 200 - cars
         else:
             cars = 300 - cars
             s = 200 + (level - 2) * 300
         s += cars
-    _diff(state, env, np.int32(s))
-    state[env, TERMINAL] = 1 if _b(ram, env, 0xAF) == 0xFF else 0
+    _diff(state, console, np.int32(s))
+    state[console, TERMINAL] = 1 if _b(ram, console, 0xAF) == 0xFF else 0
 
 
 @_coded_step(ENTOMBED)
-def _step_entombed(ram, env, state):
-    _diff(state, env, _b(ram, env, 0xE3))   # a plain binary count
-    state[env, TERMINAL] = 1 if (_b(ram, env, 0xC7) & 3) == 0 else 0
+def _step_entombed(ram, console, state):
+    _diff(state, console, _b(ram, console, 0xE3))   # a plain binary count
+    state[console, TERMINAL] = 1 if (_b(ram, console, 0xC7) & 3) == 0 else 0
 
 
 @_coded_step(ET)
-def _step_et(ram, env, state):
+def _step_et(ram, console, state):
     # ALE keeps E.T.'s lives in a (signed) char: 0xE5 + 1 wraps, 0xFF + 1 is 0.
-    n = _s8(_b(ram, env, 0xE5) + 1)
-    _diff(state, env, _dec(ram, env, 0xE1, 0xE0, 0xDF))
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if (n == 0 and _b(ram, env, 0x80) == 8) else 0
+    n = _s8(_b(ram, console, 0xE5) + 1)
+    _diff(state, console, _dec(ram, console, 0xE1, 0xE0, 0xDF))
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if (n == 0 and _b(ram, console, 0x80) == 8) else 0
 
 
 @_coded_step(FISHING_DERBY)
-def _step_fishing_derby(ram, env, state):
-    _diff(state, env, _dec1(ram, env, 0xBD) - _dec1(ram, env, 0xBE))
-    ended = _b(ram, env, 0xBD) == 0x99 or _b(ram, env, 0xBE) == 0x99   # 99 lbs
-    state[env, TERMINAL] = 1 if ended else 0
+def _step_fishing_derby(ram, console, state):
+    _diff(state, console, _dec1(ram, console, 0xBD) - _dec1(ram, console, 0xBE))
+    ended = _b(ram, console, 0xBD) == 0x99 or _b(ram, console, 0xBE) == 0x99   # 99 lbs
+    state[console, TERMINAL] = 1 if ended else 0
 
 
 @_coded_step(GALAXIAN)
-def _step_galaxian(ram, env, state):
-    s = _dec(ram, env, 0xAE, 0xAD, 0xAC)
-    prev = np.int32(state[env, SCORE])
+def _step_galaxian(ram, console, state):
+    s = _dec(ram, console, 0xAE, 0xAD, 0xAC)
+    prev = np.int32(state[console, SCORE])
     reward = s - prev
     if reward < 0:          # the score wrapped past 999999
         reward = (1000000 - prev) + s
-    state[env, REWARD] = reward
-    state[env, SCORE] = s
-    if (_b(ram, env, 0xBF) & 0x80) != 0:
-        state[env, TERMINAL] = 1
-        state[env, LIVES] = 0
+    state[console, REWARD] = reward
+    state[console, SCORE] = s
+    if (_b(ram, console, 0xBF) & 0x80) != 0:
+        state[console, TERMINAL] = 1
+        state[console, LIVES] = 0
     else:
-        state[env, TERMINAL] = 0
-        state[env, LIVES] = _b(ram, env, 0xB9) + 1
+        state[console, TERMINAL] = 0
+        state[console, LIVES] = _b(ram, console, 0xB9) + 1
 
 
 @_coded_step(GOPHER)
-def _step_gopher(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0xB2, 0xB1, 0xB0))
-    carrots = _b(ram, env, 0xB4) & 7   # one bit per carrot left; lives = carrots left
-    state[env, TERMINAL] = 1 if carrots == 0 else 0
-    state[env, LIVES] = (carrots & 1) + ((carrots >> 1) & 1) + ((carrots >> 2) & 1)
+def _step_gopher(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0xB2, 0xB1, 0xB0))
+    carrots = _b(ram, console, 0xB4) & 7   # one bit per carrot left; lives = carrots left
+    state[console, TERMINAL] = 1 if carrots == 0 else 0
+    state[console, LIVES] = (carrots & 1) + ((carrots >> 1) & 1) + ((carrots >> 2) & 1)
 
 
 @_coded_step(GRAVITAR)
-def _step_gravitar(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0x89, 0x88, 0x87))
-    screen = _b(ram, env, 0x81)
-    state[env, TERMINAL] = 1 if screen == 1 else 0
-    state[env, LIVES] = 6 if screen == 0 else _b(ram, env, 0x84) + 1
+def _step_gravitar(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0x89, 0x88, 0x87))
+    screen = _b(ram, console, 0x81)
+    state[console, TERMINAL] = 1 if screen == 1 else 0
+    state[console, LIVES] = 6 if screen == 0 else _b(ram, console, 0x84) + 1
 
 
 @_coded_step(HANGMAN)
-def _step_hangman(ram, env, state):
+def _step_hangman(ram, console, state):
     # Every point ends the game (+1 player, -1 computer); so does the timer 0xF1 wrapping to 0.
-    computer = _dec1(ram, env, 0xEC)
-    player = _dec1(ram, env, 0xEB)
-    reward = ((player - state[env, HANGMAN_PLAYER])
-              - (computer - state[env, HANGMAN_COMPUTER]))
-    state[env, REWARD] = reward
-    state[env, HANGMAN_COMPUTER] = computer
-    state[env, HANGMAN_PLAYER] = player
-    state[env, HANGMAN_TIMER1] = state[env, HANGMAN_TIMER0]
-    state[env, HANGMAN_TIMER0] = _b(ram, env, 0xF1)
-    timed_out = state[env, HANGMAN_TIMER0] == 0 and state[env, HANGMAN_TIMER1] == 255
-    state[env, TERMINAL] = 1 if (reward != 0 or timed_out) else 0
+    computer = _dec1(ram, console, 0xEC)
+    player = _dec1(ram, console, 0xEB)
+    reward = ((player - state[console, HANGMAN_PLAYER])
+              - (computer - state[console, HANGMAN_COMPUTER]))
+    state[console, REWARD] = reward
+    state[console, HANGMAN_COMPUTER] = computer
+    state[console, HANGMAN_PLAYER] = player
+    state[console, HANGMAN_TIMER1] = state[console, HANGMAN_TIMER0]
+    state[console, HANGMAN_TIMER0] = _b(ram, console, 0xF1)
+    timed_out = state[console, HANGMAN_TIMER0] == 0 and state[console, HANGMAN_TIMER1] == 255
+    state[console, TERMINAL] = 1 if (reward != 0 or timed_out) else 0
 
 
 @_coded_step(HAUNTED_HOUSE)
-def _step_haunted_house(ram, env, state):
+def _step_haunted_house(ram, console, state):
     # -1 per match used (BCD count at 0x82 changes), +100 for escaping with the urn.
     reward = 0
-    matches = _dec1(ram, env, 0x82)
-    if matches != state[env, HAUNTED_MATCHES]:
+    matches = _dec1(ram, console, 0x82)
+    if matches != state[console, HAUNTED_MATCHES]:
         reward -= 1
-        state[env, HAUNTED_MATCHES] = matches
-    n = _b(ram, env, 0x96)
-    state[env, LIVES] = n
-    escaped = _b(ram, env, 0x99) == 0x44
+        state[console, HAUNTED_MATCHES] = matches
+    n = _b(ram, console, 0x96)
+    state[console, LIVES] = n
+    escaped = _b(ram, console, 0x99) == 0x44
     if escaped:
         reward += 100
-    state[env, REWARD] = reward
-    state[env, TERMINAL] = 1 if (n == 0 or escaped) else 0
+    state[console, REWARD] = reward
+    state[console, TERMINAL] = 1 if (n == 0 or escaped) else 0
 
 
 @_coded_step(ICE_HOCKEY)
-def _step_ice_hockey(ram, env, state):
-    diff = _dec1(ram, env, 0x8A) - _dec1(ram, env, 0x8B)
-    state[env, REWARD] = min(diff - state[env, SCORE], 1)   # capped at +1 (not at -1)
-    state[env, SCORE] = diff
-    state[env, TERMINAL] = 1 if (_b(ram, env, 0x87) == 0 and _b(ram, env, 0x86) == 0) else 0
+def _step_ice_hockey(ram, console, state):
+    diff = _dec1(ram, console, 0x8A) - _dec1(ram, console, 0x8B)
+    state[console, REWARD] = min(diff - state[console, SCORE], 1)   # capped at +1 (not at -1)
+    state[console, SCORE] = diff
+    state[console, TERMINAL] = 1 if (_b(ram, console, 0x87) == 0
+                                     and _b(ram, console, 0x86) == 0) else 0
 
 
 @_coded_step(JOURNEY_ESCAPE)
-def _step_journey_escape(ram, env, state):
-    s = _dec(ram, env, 0x92, 0x91, 0x90)
-    reward = s - state[env, SCORE]
+def _step_journey_escape(ram, console, state):
+    s = _dec(ram, console, 0x92, 0x91, 0x90)
+    reward = s - state[console, SCORE]
     if reward == 50000:     # the starting cash appearing is no reward
         reward = 0
-    state[env, REWARD] = reward
-    state[env, SCORE] = s
-    state[env, TERMINAL] = 1 if (_b(ram, env, 0x95) == 0 and _b(ram, env, 0x96) == 0) else 0
+    state[console, REWARD] = reward
+    state[console, SCORE] = s
+    state[console, TERMINAL] = 1 if (_b(ram, console, 0x95) == 0
+                                     and _b(ram, console, 0x96) == 0) else 0
 
 
 @_coded_step(KABOOM)
-def _step_kaboom(ram, env, state):
-    s = _dec(ram, env, 0xA5, 0xA4, 0xA3)
-    _diff(state, env, s)
-    state[env, TERMINAL] = 1 if (_b(ram, env, 0xA1) == 0 or s == 999999) else 0
+def _step_kaboom(ram, console, state):
+    s = _dec(ram, console, 0xA5, 0xA4, 0xA3)
+    _diff(state, console, s)
+    state[console, TERMINAL] = 1 if (_b(ram, console, 0xA1) == 0 or s == 999999) else 0
 
 
 @_coded_step(KLAX)
-def _step_klax(ram, env, state):
+def _step_klax(ram, console, state):
     # Score, misses, the misses allowed and the level live in the F6SC cartridge RAM. The
     # game is over at the last miss allowed, when all 25 bin cells (RIOT 0xB3-0xCB, while
     # 0xA8 == 4: the game is on) hold tiles (the grey fillers 2, 6, 10, 14 of the end-of-
     # level bonus do not count), or at level 0x99.
-    lo, mid, hi = _cart(ram, env, 0xF0B4), _cart(ram, env, 0xF0B5), _cart(ram, env, 0xF0B6)
+    lo = _cart(ram, console, 0xF0B4)
+    mid = _cart(ram, console, 0xF0B5)
+    hi = _cart(ram, console, 0xF0B6)
     s = np.int32(10 * (lo >> 4) + (lo & 0xF) + 100 * (10 * (mid >> 4) + (mid & 0xF))
                  + 10000 * (10 * (hi >> 4) + (hi & 0xF)))
-    _diff(state, env, s)
-    misses, allowed = _cart(ram, env, 0xF0EE), _cart(ram, env, 0xF0E9)
+    _diff(state, console, s)
+    misses, allowed = _cart(ram, console, 0xF0EE), _cart(ram, console, 0xF0E9)
     tiles = 0
     for i in range(25):
-        t = _b(ram, env, 0xB3 + i)
+        t = _b(ram, console, 0xB3 + i)
         if t != 0 and t != 2 and t != 6 and t != 10 and t != 14:
             tiles += 1
-    full = _b(ram, env, 0xA8) == 4 and tiles == 25
-    over = (allowed > 0 and misses == allowed) or full or _cart(ram, env, 0xF09D) == 0x99
-    state[env, TERMINAL] = 1 if over else 0
+    full = _b(ram, console, 0xA8) == 4 and tiles == 25
+    over = (allowed > 0 and misses == allowed) or full or _cart(ram, console, 0xF09D) == 0x99
+    state[console, TERMINAL] = 1 if over else 0
 
 
 @_coded_step(MINIATURE_GOLF)
-def _step_miniature_golf(ram, env, state):
+def _step_miniature_golf(ram, console, state):
     # 0x87/0x88 show (left, right): (hole, par) between holes, (strokes % 100, 0) while
     # playing; 0xAF is the hole. Finishing a hole rewards par - strokes; hole 0 is the end.
-    state[env, REWARD] = 0
-    left = _dec1(ram, env, 0x87)
-    right = _dec1(ram, env, 0x88)
-    level = _dec1(ram, env, 0xAF)
-    if level != state[env, GOLF_LEVEL]:
-        strokes = (state[env, GOLF_LEFT] + state[env, GOLF_HITS]
-                   - state[env, GOLF_HITS_AT_START])
+    state[console, REWARD] = 0
+    left = _dec1(ram, console, 0x87)
+    right = _dec1(ram, console, 0x88)
+    level = _dec1(ram, console, 0xAF)
+    if level != state[console, GOLF_LEVEL]:
+        strokes = (state[console, GOLF_LEFT] + state[console, GOLF_HITS]
+                   - state[console, GOLF_HITS_AT_START])
         if strokes > 0:
-            state[env, REWARD] = state[env, GOLF_PAR] - strokes
+            state[console, REWARD] = state[console, GOLF_PAR] - strokes
         if level == 0:
-            state[env, TERMINAL] = 1
-        state[env, GOLF_LEVEL] = level
-        state[env, GOLF_HITS] = 0
-        state[env, GOLF_HITS_AT_START] = state[env, GOLF_LEFT]
+            state[console, TERMINAL] = 1
+        state[console, GOLF_LEVEL] = level
+        state[console, GOLF_HITS] = 0
+        state[console, GOLF_HITS_AT_START] = state[console, GOLF_LEFT]
     if right != 0:
-        state[env, GOLF_PAR] = right
+        state[console, GOLF_PAR] = right
     else:
-        if left < state[env, GOLF_LEFT]:     # the stroke counter wrapped past 99
-            state[env, GOLF_HITS] += state[env, GOLF_LEFT]
-        state[env, GOLF_LEFT] = left
+        if left < state[console, GOLF_LEFT]:     # the stroke counter wrapped past 99
+            state[console, GOLF_HITS] += state[console, GOLF_LEFT]
+        state[console, GOLF_LEFT] = left
 
 
 @_coded_step(OTHELLO)
-def _step_othello(ram, env, state):
-    _diff(state, env, _dec1(ram, env, 0xCE) - _dec1(ram, env, 0xD0))
-    if _b(ram, env, 0xC0) == 0:
-        state[env, OTHELLO_IDLE] += 1
+def _step_othello(ram, console, state):
+    _diff(state, console, _dec1(ram, console, 0xCE) - _dec1(ram, console, 0xD0))
+    if _b(ram, console, 0xC0) == 0:
+        state[console, OTHELLO_IDLE] += 1
     else:
-        state[env, OTHELLO_IDLE] = 0
-    state[env, TERMINAL] = 1 if state[env, OTHELLO_IDLE] > 50 else 0
+        state[console, OTHELLO_IDLE] = 0
+    state[console, TERMINAL] = 1 if state[console, OTHELLO_IDLE] > 50 else 0
 
 
 @_coded_step(PHOENIX)
-def _step_phoenix(ram, env, state):
-    s = 10 * _dec(ram, env, 0xC8, 0xC9, -1) + (_b(ram, env, 0xC7) >> 4)
-    _diff(state, env, np.int32(10 * s))
-    state[env, TERMINAL] = 1 if _b(ram, env, 0xCC) == 0x80 else 0
-    state[env, LIVES] = _b(ram, env, 0xCB) & 7
+def _step_phoenix(ram, console, state):
+    s = 10 * _dec(ram, console, 0xC8, 0xC9, -1) + (_b(ram, console, 0xC7) >> 4)
+    _diff(state, console, np.int32(10 * s))
+    state[console, TERMINAL] = 1 if _b(ram, console, 0xCC) == 0x80 else 0
+    state[console, LIVES] = _b(ram, console, 0xCB) & 7
 
 
 @_coded_step(PITFALL)
-def _step_pitfall(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0xD7, 0xD6, 0xD5))
-    tally = _b(ram, env, 0x80) >> 4      # 0xA, 0x8, 0x0: three, two, one lives left
-    state[env, TERMINAL] = 1 if (tally == 0 and _b(ram, env, 0x9E) != 0) else 0
-    state[env, LIVES] = 3 if tally == 0xA else (2 if tally == 0x8 else 1)
+def _step_pitfall(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0xD7, 0xD6, 0xD5))
+    tally = _b(ram, console, 0x80) >> 4      # 0xA, 0x8, 0x0: three, two, one lives left
+    state[console, TERMINAL] = 1 if (tally == 0 and _b(ram, console, 0x9E) != 0) else 0
+    state[console, LIVES] = 3 if tally == 0xA else (2 if tally == 0x8 else 1)
 
 
 @_coded_step(PONG)
-def _step_pong(ram, env, state):
-    cpu = _b(ram, env, 0x8D)
-    player = _b(ram, env, 0x8E)
-    _diff(state, env, np.int32(player - cpu))
-    state[env, TERMINAL] = 1 if (cpu == 21 or player == 21) else 0
+def _step_pong(ram, console, state):
+    cpu = _b(ram, console, 0x8D)
+    player = _b(ram, console, 0x8E)
+    _diff(state, console, np.int32(player - cpu))
+    state[console, TERMINAL] = 1 if (cpu == 21 or player == 21) else 0
 
 
 @_coded_step(QBERT)
-def _step_qbert(ram, env, state):
-    v = _b(ram, env, 0x88)
-    terminal = v == 0xFE or (v == 0x02 and state[env, QBERT_LAST] == -1)
+def _step_qbert(ram, console, state):
+    v = _b(ram, console, 0x88)
+    terminal = v == 0xFE or (v == 0x02 and state[console, QBERT_LAST] == -1)
     signed = _s8(v)
-    if state[env, QBERT_LAST] - 1 == signed:
-        state[env, LIVES] -= 1
-    state[env, QBERT_LAST] = signed
-    state[env, TERMINAL] = 1 if terminal else 0
+    if state[console, QBERT_LAST] - 1 == signed:
+        state[console, LIVES] -= 1
+    state[console, QBERT_LAST] = signed
+    state[console, TERMINAL] = 1 if terminal else 0
     if terminal:
-        state[env, REWARD] = 0
+        state[console, REWARD] = 0
     else:
-        _diff(state, env, _dec(ram, env, 0xDB, 0xDA, 0xD9))
+        _diff(state, console, _dec(ram, console, 0xDB, 0xDA, 0xD9))
 
 
 @_coded_step(RIVERRAID)
-def _step_riverraid(ram, env, state):
-    s = (_riverraid_digit(ram, env, 0xD7) + 10 * _riverraid_digit(ram, env, 0xD5)
-         + 100 * _riverraid_digit(ram, env, 0xD3) + 1000 * _riverraid_digit(ram, env, 0xD1)
-         + 10000 * _riverraid_digit(ram, env, 0xCF) + 100000 * _riverraid_digit(ram, env, 0xCD))
-    _diff(state, env, np.int32(s))
-    v = _b(ram, env, 0xC0)
-    state[env, TERMINAL] = 1 if (v == 0x58 and state[env, RIVERRAID_LIVES_BYTE] == 0x59) else 0
-    state[env, RIVERRAID_LIVES_BYTE] = v
-    state[env, LIVES] = _riverraid_lives(v)
+def _step_riverraid(ram, console, state):
+    s = (_riverraid_digit(ram, console, 0xD7) + 10 * _riverraid_digit(ram, console, 0xD5)
+         + 100 * _riverraid_digit(ram, console, 0xD3) + 1000 * _riverraid_digit(ram, console, 0xD1)
+         + 10000 * _riverraid_digit(ram, console, 0xCF)
+         + 100000 * _riverraid_digit(ram, console, 0xCD))
+    _diff(state, console, np.int32(s))
+    v = _b(ram, console, 0xC0)
+    state[console, TERMINAL] = 1 if (v == 0x58
+                                     and state[console, RIVERRAID_LIVES_BYTE] == 0x59) else 0
+    state[console, RIVERRAID_LIVES_BYTE] = v
+    state[console, LIVES] = _riverraid_lives(v)
 
 
 @_coded_step(ROAD_RUNNER)
-def _step_road_runner(ram, env, state):
+def _step_road_runner(ram, console, state):
     s = 0
     mult = 1
     for i in range(4):
-        d = _b(ram, env, 0xC9 + i) & 0xF
+        d = _b(ram, console, 0xC9 + i) & 0xF
         if d == 0xA:
             d = 0
         s += mult * d
         mult *= 10
-    _diff(state, env, np.int32(100 * s))
-    n = _b(ram, env, 0xC4) & 7
-    state[env, TERMINAL] = 1 if (n == 0 and (_b(ram, env, 0xB9) != 0
-                                             or _b(ram, env, 0xBD) != 0)) else 0
-    state[env, LIVES] = n + 1
+    _diff(state, console, np.int32(100 * s))
+    n = _b(ram, console, 0xC4) & 7
+    state[console, TERMINAL] = 1 if (n == 0 and (_b(ram, console, 0xB9) != 0
+                                             or _b(ram, console, 0xBD) != 0)) else 0
+    state[console, LIVES] = n + 1
 
 
 @_coded_step(ROBOTANK)
-def _step_robotank(ram, env, state):
+def _step_robotank(ram, console, state):
     # Kills: 12 per squadron (0xB6) plus tanks (0xB5), plain binary.
-    _diff(state, env, np.int32(12 * _b(ram, env, 0xB6) + _b(ram, env, 0xB5)))
-    n = _b(ram, env, 0xA8)
-    state[env, TERMINAL] = 1 if (n == 0 and _b(ram, env, 0xB4) == 0xFF) else 0
-    state[env, LIVES] = (n & 0xF) + 1
+    _diff(state, console, np.int32(12 * _b(ram, console, 0xB6) + _b(ram, console, 0xB5)))
+    n = _b(ram, console, 0xA8)
+    state[console, TERMINAL] = 1 if (n == 0 and _b(ram, console, 0xB4) == 0xFF) else 0
+    state[console, LIVES] = (n & 0xF) + 1
 
 
 @_coded_step(SKIING)
-def _step_skiing(ram, env, state):
+def _step_skiing(ram, console, state):
     # SCORE is the elapsed time in centiseconds; the reward is minus its increase.
-    t = 6000 * _b(ram, env, 0xE8) + _dec(ram, env, 0xEA, 0xE9, -1)
-    state[env, REWARD] = state[env, SCORE] - t
-    state[env, SCORE] = t
-    state[env, TERMINAL] = 1 if _b(ram, env, 0x91) == 0xFF else 0
+    t = 6000 * _b(ram, console, 0xE8) + _dec(ram, console, 0xEA, 0xE9, -1)
+    state[console, REWARD] = state[console, SCORE] - t
+    state[console, SCORE] = t
+    state[console, TERMINAL] = 1 if _b(ram, console, 0x91) == 0xFF else 0
 
 
 @_coded_step(SPACE_INVADERS)
-def _step_space_invaders(ram, env, state):
-    s = _dec(ram, env, 0xE8, 0xE6, -1)
-    prev = np.int32(state[env, SCORE])
+def _step_space_invaders(ram, console, state):
+    s = _dec(ram, console, 0xE8, 0xE6, -1)
+    prev = np.int32(state[console, SCORE])
     reward = s - prev
     if reward < 0:          # wrapped past 9999
         reward = (10000 - prev) + s
-    state[env, REWARD] = reward
-    state[env, SCORE] = s
-    n = _b(ram, env, 0xC9)
-    state[env, LIVES] = n
-    state[env, TERMINAL] = 1 if ((_b(ram, env, 0x98) & 0x80) != 0 or n == 0) else 0
+    state[console, REWARD] = reward
+    state[console, SCORE] = s
+    n = _b(ram, console, 0xC9)
+    state[console, LIVES] = n
+    state[console, TERMINAL] = 1 if ((_b(ram, console, 0x98) & 0x80) != 0 or n == 0) else 0
 
 
 @_coded_step(STAR_GUNNER)
-def _step_star_gunner(ram, env, state):
+def _step_star_gunner(ram, console, state):
     s = 0
     mult = 1
     for i in range(4):
-        d = _b(ram, env, 0x83 + i) & 0xF
+        d = _b(ram, console, 0x83 + i) & 0xF
         if d == 10:
             d = 0
         s += mult * d
         mult *= 10
-    _diff(state, env, np.int32(100 * s))
-    v = _b(ram, env, 0x87)
-    state[env, TERMINAL] = 1 if v == 0 else 0
+    _diff(state, console, np.int32(100 * s))
+    v = _b(ram, console, 0x87)
+    state[console, TERMINAL] = 1 if v == 0 else 0
     if v == 5:
-        state[env, STAR_GUNNER_STARTED] = 1
-    state[env, LIVES] = (v & 0xF) if state[env, STAR_GUNNER_STARTED] != 0 else 5
+        state[console, STAR_GUNNER_STARTED] = 1
+    state[console, LIVES] = (v & 0xF) if state[console, STAR_GUNNER_STARTED] != 0 else 5
 
 
 @_coded_step(SUPERMAN)
-def _step_superman(ram, env, state):
+def _step_superman(ram, console, state):
     # Done when Clark Kent (0x9F bit 6) is back in the room at 0xF2AC; the reward, given once,
     # is 99:59 minus the time taken.
-    seconds = _dec1(ram, env, 0xE2)
-    minutes = _dec1(ram, env, 0xE3)
-    room = _b(ram, env, 0x80) + (_b(ram, env, 0x81) << 8)
-    done = (_b(ram, env, 0x9F) & 0x40) != 0 and room == 0xF2AC
-    state[env, TERMINAL] = 1 if done else 0
-    state[env, REWARD] = (99 * 60 + 59) - (minutes * 60 + seconds) if done else 0
+    seconds = _dec1(ram, console, 0xE2)
+    minutes = _dec1(ram, console, 0xE3)
+    room = _b(ram, console, 0x80) + (_b(ram, console, 0x81) << 8)
+    done = (_b(ram, console, 0x9F) & 0x40) != 0 and room == 0xF2AC
+    state[console, TERMINAL] = 1 if done else 0
+    state[console, REWARD] = (99 * 60 + 59) - (minutes * 60 + seconds) if done else 0
 
 
 @_coded_step(SURROUND)
-def _step_surround(ram, env, state):
-    them = _dec1(ram, env, 0xF6)
-    me = _dec1(ram, env, 0xF7)
-    _diff(state, env, np.int32(me - them))
-    state[env, TERMINAL] = 1 if (them == 10 or me == 10) else 0
+def _step_surround(ram, console, state):
+    them = _dec1(ram, console, 0xF6)
+    me = _dec1(ram, console, 0xF7)
+    _diff(state, console, np.int32(me - them))
+    state[console, TERMINAL] = 1 if (them == 10 or me == 10) else 0
 
 
 @_coded_step(TENNIS)
-def _step_tennis(ram, env, state):
+def _step_tennis(ram, console, state):
     # The reward follows the games difference (0xC7 - 0xC8) when it changes, else the points
     # difference (0xC5 - 0xC6); the set ends at 6 games with a lead of 2, or at 7.
-    my_points = _b(ram, env, 0xC5)
-    their_points = _b(ram, env, 0xC6)
-    my_games = _b(ram, env, 0xC7)
-    their_games = _b(ram, env, 0xC8)
+    my_points = _b(ram, console, 0xC5)
+    their_points = _b(ram, console, 0xC6)
+    my_games = _b(ram, console, 0xC7)
+    their_games = _b(ram, console, 0xC8)
     d_points = my_points - their_points
     d_games = my_games - their_games
-    if state[env, TENNIS_GAMES] != d_games:
-        state[env, REWARD] = d_games - state[env, TENNIS_GAMES]
-    elif state[env, TENNIS_POINTS] != d_points:
-        state[env, REWARD] = d_points - state[env, TENNIS_POINTS]
+    if state[console, TENNIS_GAMES] != d_games:
+        state[console, REWARD] = d_games - state[console, TENNIS_GAMES]
+    elif state[console, TENNIS_POINTS] != d_points:
+        state[console, REWARD] = d_points - state[console, TENNIS_POINTS]
     else:
-        state[env, REWARD] = 0
-    state[env, TENNIS_GAMES] = d_games
-    state[env, TENNIS_POINTS] = d_points
-    state[env, TERMINAL] = 1 if ((my_games >= 6 and d_games >= 2)
+        state[console, REWARD] = 0
+    state[console, TENNIS_GAMES] = d_games
+    state[console, TENNIS_POINTS] = d_points
+    state[console, TERMINAL] = 1 if ((my_games >= 6 and d_games >= 2)
                                  or (their_games >= 6 and -d_games >= 2)
                                  or my_games == 7 or their_games == 7) else 0
 
 
 @_coded_step(TETRIS)
-def _step_tetris(ram, env, state):
-    s = _dec(ram, env, 0xF1, 0xF2, -1)
-    state[env, REWARD] = s - state[env, SCORE] if s > state[env, SCORE] else 0
-    state[env, SCORE] = s
-    state[env, TETRIS_STARTED] = 1
-    if (_b(ram, env, 0xF3) & 0x80) != 0:
-        state[env, TERMINAL] = 1
-        state[env, SCORE] = 0
-        state[env, TETRIS_STARTED] = 0
+def _step_tetris(ram, console, state):
+    s = _dec(ram, console, 0xF1, 0xF2, -1)
+    state[console, REWARD] = s - state[console, SCORE] if s > state[console, SCORE] else 0
+    state[console, SCORE] = s
+    state[console, TETRIS_STARTED] = 1
+    if (_b(ram, console, 0xF3) & 0x80) != 0:
+        state[console, TERMINAL] = 1
+        state[console, SCORE] = 0
+        state[console, TETRIS_STARTED] = 0
     else:
-        state[env, TERMINAL] = 0
+        state[console, TERMINAL] = 0
 
 
 @_coded_step(TIC_TAC_TOE_3D)
-def _step_tic_tac_toe_3d(ram, env, state):
+def _step_tic_tac_toe_3d(ram, console, state):
     # The game shows its result when the return address on the stack (0xFE/0xFF) is 0xF310;
     # 0xE1 == 8 means the player won. A full board (0x9A-0xD9 all non-zero) also ends it.
-    state[env, REWARD] = 0
-    if _b(ram, env, 0xFF) == 0xF3 and _b(ram, env, 0xFE) == 0x10:
-        state[env, REWARD] = 1 if _b(ram, env, 0xE1) == 0x08 else -1
-        state[env, TERMINAL] = 1
+    state[console, REWARD] = 0
+    if _b(ram, console, 0xFF) == 0xF3 and _b(ram, console, 0xFE) == 0x10:
+        state[console, REWARD] = 1 if _b(ram, console, 0xE1) == 0x08 else -1
+        state[console, TERMINAL] = 1
     full = True
     for addr in range(0x9A, 0xDA):
-        if _b(ram, env, addr) == 0:
+        if _b(ram, console, addr) == 0:
             full = False
             break
     if full:
-        state[env, TERMINAL] = 1
+        state[console, TERMINAL] = 1
 
 
 @_coded_step(TIME_PILOT)
-def _step_time_pilot(ram, env, state):
-    _diff(state, env, np.int32(100 * _dec(ram, env, 0x8D, 0x8F, -1)))
-    state[env, TERMINAL] = 1 if _b(ram, env, 0xA0) != 0 else 0
-    if (_b(ram, env, 0x80) & 0xF) == 2:      # lives are read on the playing screen only
-        state[env, LIVES] = (_b(ram, env, 0x8B) & 7) + 1
+def _step_time_pilot(ram, console, state):
+    _diff(state, console, np.int32(100 * _dec(ram, console, 0x8D, 0x8F, -1)))
+    state[console, TERMINAL] = 1 if _b(ram, console, 0xA0) != 0 else 0
+    if (_b(ram, console, 0x80) & 0xF) == 2:      # lives are read on the playing screen only
+        state[console, LIVES] = (_b(ram, console, 0x8B) & 7) + 1
 
 
 @_coded_step(TRONDEAD)
-def _step_trondead(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0xBF, 0xBE, 0xBD))
-    hits = _b(ram, env, 0xC8)
-    state[env, TERMINAL] = 1 if hits == 5 else 0
-    state[env, LIVES] = 5 - hits
+def _step_trondead(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0xBF, 0xBE, 0xBD))
+    hits = _b(ram, console, 0xC8)
+    state[console, TERMINAL] = 1 if hits == 5 else 0
+    state[console, LIVES] = 5 - hits
 
 
 @_coded_step(TURMOIL)
-def _step_turmoil(ram, env, state):
-    s = _dec(ram, env, 0x89, 0x8A, -1) + _b(ram, env, 0xD3)
-    _diff(state, env, np.int32(10 * s))
-    n = _b(ram, env, 0xB9)
-    state[env, TERMINAL] = 1 if (n == 0 and _b(ram, env, 0xC5) == 1) else 0
-    state[env, LIVES] = n
+def _step_turmoil(ram, console, state):
+    s = _dec(ram, console, 0x89, 0x8A, -1) + _b(ram, console, 0xD3)
+    _diff(state, console, np.int32(10 * s))
+    n = _b(ram, console, 0xB9)
+    state[console, TERMINAL] = 1 if (n == 0 and _b(ram, console, 0xC5) == 1) else 0
+    state[console, LIVES] = n
 
 
 @_coded_step(VIDEO_CHECKERS)
-def _step_video_checkers(ram, env, state):
+def _step_video_checkers(ram, console, state):
     black = 0
     white = 0
     for addr in range(0x80, 0xA3):
         if addr == 0x88 or addr == 0x91 or addr == 0x9A:
             continue
-        v = _b(ram, env, addr)
+        v = _b(ram, console, addr)
         if v == 0x10 or v == 0x20:
             black += 1
         elif v == 0x90 or v == 0xA0:
             white += 1
-    reverse = state[env, CHECKERS_REVERSE] != 0
+    reverse = state[console, CHECKERS_REVERSE] != 0
     if black == 0:
-        state[env, REWARD] = 1 if reverse else -1
-        state[env, TERMINAL] = 1
+        state[console, REWARD] = 1 if reverse else -1
+        state[console, TERMINAL] = 1
     elif white == 0:
-        state[env, REWARD] = -1 if reverse else 1
-        state[env, TERMINAL] = 1
+        state[console, REWARD] = -1 if reverse else 1
+        state[console, TERMINAL] = 1
 
 
 @_coded_step(VIDEO_CHESS)
-def _step_video_chess(ram, env, state):
-    state[env, REWARD] = 0
-    if _b(ram, env, 0xE1) == 0x82:           # white to move
-        mate = _b(ram, env, 0xEE)
+def _step_video_chess(ram, console, state):
+    state[console, REWARD] = 0
+    if _b(ram, console, 0xE1) == 0x82:           # white to move
+        mate = _b(ram, console, 0xEE)
         if mate == 0x00:
-            state[env, REWARD] = 1
-            state[env, TERMINAL] = 1
+            state[console, REWARD] = 1
+            state[console, TERMINAL] = 1
         elif mate == 0x01:
-            state[env, REWARD] = -1
-            state[env, TERMINAL] = 1
+            state[console, REWARD] = -1
+            state[console, TERMINAL] = 1
 
 
 @_coded_step(VIDEO_CUBE)
-def _step_video_cube(ram, env, state):
+def _step_video_cube(ram, console, state):
     # Six faces of nine blocks from 0xA0; a face is complete when its blocks all match.
     complete = 0
     for face in range(6):
         base = 0xA0 + 9 * face
-        first = _b(ram, env, base)
+        first = _b(ram, console, base)
         match = True
         for k in range(1, 9):
-            if _b(ram, env, base + k) != first:
+            if _b(ram, console, base + k) != first:
                 match = False
                 break
         if match:
             complete += 1
-    state[env, CUBE_TIMER1] = state[env, CUBE_TIMER0]
-    state[env, CUBE_TIMER0] = _b(ram, env, 0xDB)
-    timed_out = state[env, CUBE_TIMER0] == 0 and state[env, CUBE_TIMER1] == 255
-    state[env, REWARD] = -1 if timed_out else complete - state[env, CUBE_FACES]
-    state[env, CUBE_FACES] = complete
-    state[env, TERMINAL] = 1 if (timed_out or complete == 6) else 0
+    state[console, CUBE_TIMER1] = state[console, CUBE_TIMER0]
+    state[console, CUBE_TIMER0] = _b(ram, console, 0xDB)
+    timed_out = state[console, CUBE_TIMER0] == 0 and state[console, CUBE_TIMER1] == 255
+    state[console, REWARD] = -1 if timed_out else complete - state[console, CUBE_FACES]
+    state[console, CUBE_FACES] = complete
+    state[console, TERMINAL] = 1 if (timed_out or complete == 6) else 0
 
 
 @_coded_step(VIDEO_PINBALL)
-def _step_video_pinball(ram, env, state):
-    _diff(state, env, _dec(ram, env, 0xB0, 0xB2, 0xB4))
-    state[env, TERMINAL] = 1 if (_b(ram, env, 0xAF) & 1) != 0 else 0
-    state[env, LIVES] = 4 + (_b(ram, env, 0xA8) & 1) - (_b(ram, env, 0x99) & 7)
+def _step_video_pinball(ram, console, state):
+    _diff(state, console, _dec(ram, console, 0xB0, 0xB2, 0xB4))
+    state[console, TERMINAL] = 1 if (_b(ram, console, 0xAF) & 1) != 0 else 0
+    state[console, LIVES] = 4 + (_b(ram, console, 0xA8) & 1) - (_b(ram, console, 0x99) & 7)
 
 
 @_coded_step(WIZARD_OF_WOR)
-def _step_wizard_of_wor(ram, env, state):
-    s = _dec(ram, env, 0x86, 0x88, -1)
+def _step_wizard_of_wor(ram, console, state):
+    s = _dec(ram, console, 0x86, 0x88, -1)
     if s >= 8000:
         s -= 8000
-    _diff(state, env, np.int32(100 * s))
-    n = _b(ram, env, 0x8D) & 0xF
-    state[env, TERMINAL] = 1 if (n == 0 and _b(ram, env, 0xF4) == 0xF8) else 0
-    if (_b(ram, env, 0xD7) & 1) == 0:        # lives are read while waiting to enter only
-        state[env, LIVES] = n
+    _diff(state, console, np.int32(100 * s))
+    n = _b(ram, console, 0x8D) & 0xF
+    state[console, TERMINAL] = 1 if (n == 0 and _b(ram, console, 0xF4) == 0xF8) else 0
+    if (_b(ram, console, 0xD7) & 1) == 0:        # lives are read while waiting to enter only
+        state[console, LIVES] = n
 
 
 @_coded_step(WORD_ZAPPER)
-def _step_word_zapper(ram, env, state):
+def _step_word_zapper(ram, console, state):
     # Nothing changes while the clock at 0xCF reads 0; then score = 2 - (signed) 0xDC.
-    if _dec1(ram, env, 0xCF) > 0:
-        s = 2 - _s8(_b(ram, env, 0xDC))
-        _diff(state, env, np.int32(s))
-        state[env, TERMINAL] = 1 if (s == 3 or _dec1(ram, env, 0xDE) == 0) else 0
+    if _dec1(ram, console, 0xCF) > 0:
+        s = 2 - _s8(_b(ram, console, 0xDC))
+        _diff(state, console, np.int32(s))
+        state[console, TERMINAL] = 1 if (s == 3 or _dec1(ram, console, 0xDE) == 0) else 0
 
 
 def _spliced_dispatch(steps):
-    """`_step_coded(gid, ram, env, state)`: for each registered game, `if gid == <id>:` followed
+    """`_step_coded(gid, ram, console, state)`: for each registered game, `if gid == <id>:` followed
     by its step function's body, taken from this file's syntax tree (so the line numbers of
     tracebacks and numba's messages are the step functions' own)."""
     path = __file__
@@ -1386,14 +1394,14 @@ def _spliced_dispatch(steps):
     for game_id, step in reversed(list(steps.items())):
         node = defs[step.__name__]
         params = [a.arg for a in node.args.args]
-        if params != ["ram", "env", "state"] or any(
+        if params != ["ram", "console", "state"] or any(
                 isinstance(n, ast.Return) for n in ast.walk(node)):
-            raise ValueError(f"{step.__name__}: a coded step takes (ram, env, state) and does "
+            raise ValueError(f"{step.__name__}: a coded step takes (ram, console, state) and does "
                              f"not return")
         test = ast.Compare(left=ast.Name("gid", ast.Load()), ops=[ast.Eq()],
                            comparators=[ast.Name(GAME_NAMES[game_id].upper(), ast.Load())])
         chain = [ast.copy_location(ast.If(test=test, body=node.body, orelse=chain), node)]
-    module = ast.parse("def _step_coded(gid, ram, env, state):\n    pass\n", path)
+    module = ast.parse("def _step_coded(gid, ram, console, state):\n    pass\n", path)
     module.body[0].body = chain
     ast.fix_missing_locations(module)
     namespace = {}
@@ -1410,21 +1418,21 @@ _step_coded = register_jitable(_spliced_dispatch(_CODED_STEPS))
 # The API.
 
 @register_jitable
-def logic_step(game_id, ram, env, state):
+def logic_step(game_id, ram, console, state):
     """One frame of the game's RomSettings::step; returns the frame's reward."""
     gid = game_id
     g = np.int32(gid)
     kind = _cfg(g, C_KIND)
     if kind == KIND_TABLE:
-        _step_table(gid, ram, env, state)
+        _step_table(gid, ram, console, state)
     elif kind == KIND_CODE:
-        _step_coded(gid, ram, env, state)
+        _step_coded(gid, ram, console, state)
     # A game without logic never gets here: the host refuses it (logic_game_id).
-    return np.int32(state[env, REWARD])
+    return np.int32(state[console, REWARD])
 
 
 @register_jitable
-def logic_reset(game_id, ram, env, state):
+def logic_reset(game_id, ram, console, state):
     """RomSettings::reset(): the score, flags and counters an episode starts from.
 
     Fields ALE's reset() leaves alone stay as they are (Atlantis II's lives, Video Cube's timer
@@ -1432,66 +1440,66 @@ def logic_reset(game_id, ram, env, state):
     """
     gid = game_id
     g = np.int32(gid)
-    state[env, REWARD] = 0
-    state[env, TERMINAL] = 0
-    state[env, SCORE] = _cfg(g, C_RESET_SCORE)
+    state[console, REWARD] = 0
+    state[console, TERMINAL] = 0
+    state[console, SCORE] = _cfg(g, C_RESET_SCORE)
     if _cfg(g, C_RESET_LIVES) != KEEP:
-        state[env, LIVES] = _cfg(g, C_RESET_LIVES)
+        state[console, LIVES] = _cfg(g, C_RESET_LIVES)
     if gid == VIDEO_CUBE:
-        state[env, CUBE_FACES] = 0
+        state[console, CUBE_FACES] = 0
     elif gid == VIDEO_CHECKERS:
         pass
     elif gid == RIVERRAID:
-        state[env, RIVERRAID_LIVES_BYTE] = 0x58
+        state[console, RIVERRAID_LIVES_BYTE] = 0x58
     elif gid == QBERT:
-        state[env, QBERT_LAST] = 2
+        state[console, QBERT_LAST] = 2
     elif gid == HANGMAN:
-        state[env, HANGMAN_COMPUTER] = 0
-        state[env, HANGMAN_PLAYER] = 0
-        state[env, HANGMAN_TIMER0] = -1
-        state[env, HANGMAN_TIMER1] = -1
+        state[console, HANGMAN_COMPUTER] = 0
+        state[console, HANGMAN_PLAYER] = 0
+        state[console, HANGMAN_TIMER0] = -1
+        state[console, HANGMAN_TIMER1] = -1
     else:
         for f in range(X0, LOGIC_FIELDS):
-            state[env, f] = 0
+            state[console, f] = 0
 
 
 @register_jitable
-def logic_set_mode(game_id, mode, ram, env, state):
+def logic_set_mode(game_id, mode, ram, console, state):
     """What ALE's setMode changes in the RomSettings besides pressing SELECT (it runs after
     reset() at every reset, with the current mode, once the SELECT presses are done)."""
     gid = game_id
     if gid == DEMON_ATTACK:
-        state[env, DEMON_LEVEL_CHANGE] = 1
+        state[console, DEMON_LEVEL_CHANGE] = 1
     elif gid == VIDEO_CHECKERS:
-        state[env, CHECKERS_REVERSE] = 1 if mode >= 11 else 0
+        state[console, CHECKERS_REVERSE] = 1 if mode >= 11 else 0
     elif gid == ALIEN:
-        state[env, LIVES] = _b(ram, env, 0xC0) & 0xF
+        state[console, LIVES] = _b(ram, console, 0xC0) & 0xF
     elif gid == GRAVITAR:
         if mode == 1:
-            state[env, LIVES] = 15
+            state[console, LIVES] = 15
         elif mode == 3:
-            state[env, LIVES] = 100
+            state[console, LIVES] = 100
         elif mode == 4:
-            state[env, LIVES] = 25
+            state[console, LIVES] = 25
         else:
-            state[env, LIVES] = 6
+            state[console, LIVES] = 6
 
 
 @register_jitable
-def is_terminal(env, state):
-    return state[env, TERMINAL] != 0
+def is_terminal(console, state):
+    return state[console, TERMINAL] != 0
 
 
 @register_jitable
-def lives(game_id, env, state):
+def lives(game_id, console, state):
     """RomSettings::lives()."""
     g = np.int32(game_id)
     rule = _cfg(g, C_LIVES_RULE)
-    terminal = state[env, TERMINAL] != 0
+    terminal = state[console, TERMINAL] != 0
     if rule == LR_GATED:
-        return np.int32(0) if terminal else np.int32(state[env, LIVES])
+        return np.int32(0) if terminal else np.int32(state[console, LIVES])
     if rule == LR_RAW:
-        return np.int32(state[env, LIVES])
+        return np.int32(state[console, LIVES])
     if rule == LR_ZERO:
         return np.int32(0)
     if rule == LR_ONE:
@@ -1550,6 +1558,6 @@ def reset_steps(game) -> int:
 def logic_step_cuda(game_id, ram, state, rewards):
     """logic_step for every console of a batch, one thread per console (the console's frame
     kernel calls logic_step itself; this entry point lets tests compile the logic to PTX)."""
-    env = cuda.grid(1)
-    if env < ram.shape[0]:
-        rewards[env] = logic_step(game_id, ram, env, state)
+    console = cuda.grid(1)
+    if console < ram.shape[0]:
+        rewards[console] = logic_step(game_id, ram, console, state)
