@@ -5,7 +5,8 @@ grayscale, noop and fire resets, reward clipping), same cores, 16 envs per threa
     python -m benchmarks.cpu_scaling                       # 5 games, 1 and 2 threads, 5 rounds
     python -m benchmarks.cpu_scaling --threads 2 --busy 1  # beside one core's worth of other work
 
-Every side at every thread count is one env, measured in steady state by
+Every side at every thread count is one env in a process of its own, as a user runs it (with
+`--one-process`, all of them in this one), measured in steady state by
 cule_py.steady_state.measure_vector_env (warm-up past the first episode ends, timed windows with
 episode ends in them); the sides take turns in each round, the order rotating per round, so a
 ratio within a round compares like with like on a host whose speed drifts. Scaling is each
@@ -62,7 +63,8 @@ def measure_game(game: str, sides: list[str], threads: list[int], args) -> dict:
                        t) for side, t in plan],
         rounds=args.rounds, warmup_steps=args.warmup, window_steps=args.window_steps,
         windows=args.windows, seed=args.seed,
-        progress=lambda line: print(line, file=sys.stderr, flush=True))
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+        own_processes=not args.one_process)
     return {key: results for key, results in zip(plan, runs)}
 
 
@@ -114,6 +116,8 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=0,
                         help="processes spinning beside the measurement (contention)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--one-process", action="store_true",
+                        help="keep every side's env in this process (default: one process each)")
     parser.add_argument("--json", default=None, metavar="PATH", help="also write every round")
     args = parser.parse_args()
     threads = ([int(t) for t in args.threads.split(",")] if args.threads
@@ -135,6 +139,7 @@ def main() -> None:
             p.kill()
     print(f"\n{machine_line(threads=max(threads))}, load average {os.getloadavg()[0]:.1f}, "
           f"{args.busy} busy process(es) beside, {args.envs_per_thread} envs per thread, "
+          f"{'all sides in one process' if args.one_process else 'a process per side'}, "
           f"{args.rounds} paired rounds, medians [range]; agent steps/s")
     print("| game | side | " + " | ".join(f"{t} thread(s)" for t in threads)
           + " | scaling | least CPU share |")

@@ -5,6 +5,7 @@ episodes end; the GPU's event pairs with fake events), the decorrelation count, 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -369,3 +370,12 @@ def test_cpu_share_flags_a_busy_machine():
     busy = ss.PairedComparison("pong", 2, 32, [_result(2, 1.0, 1.2)], [_result(2, 1.0, 1.9)])
     assert ss.busy(busy) and "60%, 95% (busy)" in ss.comparison_row(busy)
     assert any("busy" in line for line in ss.comparison_notes([busy]))
+
+
+def test_a_side_process_reports_its_error():
+    """A side's env made in a process of its own fails there; the parent raises with the
+    child's traceback rather than waiting for a result that never comes."""
+    side = ss.Side("cule_py 1 thread(s)",
+                   functools.partial(ss.make_cule_env, "no_such_game", 2, threads=1), 1)
+    with pytest.raises(RuntimeError, match="no_such_game"):
+        ss.paired_rounds("no_such_game", [side], rounds=1, own_processes=True)
