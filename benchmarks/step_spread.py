@@ -33,9 +33,8 @@ from cule_py.vector import AtariVectorEnv
 
 
 def _one_console_step(env: AtariVectorEnv, mask: np.ndarray, threads: int = 1) -> None:
-    _threads.run_on_threads(threads, K.agent_step_cpu, env._step_args(mask), env._claims)
-    _threads.run_on_threads(threads, K.agent_reset_cpu, env._reset_args(K.OP_AUTORESET, mask),
-                            env._claims)
+    _threads.run_on_threads(threads, K.agent_step_cpu, env._step_args(mask))
+    _threads.run_on_threads(threads, K.agent_reset_cpu, env._reset_args(K.OP_AUTORESET, mask))
 
 
 def measure(game: str, consoles: int, steps: int, warmup: int, seed: int) -> dict:

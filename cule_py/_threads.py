@@ -2,12 +2,18 @@
 
 A CPU kernel (agent step, agent reset, the emulator's drive) is a nogil function that claims
 consoles from a shared counter until none is left (kernels/cpu_workers.py). `run_on_threads`
-calls it on this thread and on `count - 1` helper threads of this thread's, each waiting on a
-queue (no spinning), so that consoles go to whichever thread is free: a thread the OS has given
-to other work takes fewer, and a helper that has not started by the time this thread runs out of
-consoles is cancelled rather than waited for. numba's own parallel loop gave each thread a fixed
-share and its OpenMP threads spin at every join: on a core shared with another process, half of
-the CPU time a 2-thread step got went to spinning (Pong, 2 threads slower than 1).
+calls it on this thread and on `count - 1` helper threads of this thread's, so that consoles go
+to whichever thread is free: a thread the OS has given to other work takes fewer, and a helper
+that has not started by the time this thread runs out of consoles is cancelled rather than
+waited for. numba's own parallel loop gave each thread a fixed share and its OpenMP threads spin
+at every join without bound: on a core shared with another process, half of the CPU time a
+2-thread step got went to spinning (Pong, 2 threads slower than 1).
+
+Between launches a helper spins without the GIL for up to SPIN_CYCLES, then waits on a queue;
+a launcher waiting for its helpers spins as long, then waits on a lock. A thread asleep on the
+GIL or a lock takes ~25 us to wake on the other core, at each launch's start and end (the
+performance log, "two threads that do not fall asleep"). An idle env's threads block, and take
+no CPU.
 
 A parallel launch over fewer consoles than threads only adds wake-ups (measured: one console, 2
 threads on a loaded 2-core box, 50 steps/s; 1 thread, 700), hence resolve_threads' rule.
@@ -28,6 +34,10 @@ import weakref
 from contextlib import contextmanager
 
 import numba
+import numpy as np
+
+from .kernels.cpu_workers import (SIGNAL_ENDED, SIGNAL_POSTED, claim_counter, wait_at_least,
+                                  wait_for_launch)
 
 
 @contextmanager
@@ -72,11 +82,14 @@ def numba_threads(count: int):
 class _Handshake:
     """What a helper thread and its launcher share: the job queue, a lock released when a job
     the helper started has ended, and under `lock` whether it started the job in hand, how many
-    queued jobs the launcher cancelled, and the exception a job raised."""
+    queued jobs the launcher cancelled, and the exception a job raised. `signals` counts the
+    jobs posted (SIGNAL_POSTED, by the launcher) and the started jobs ended (SIGNAL_ENDED, by
+    the helper): what each side spins on before it blocks. `counter`: the launching thread's
+    claim counter, which every job of its launches claims from."""
 
-    __slots__ = ("jobs", "done", "lock", "started", "cancelled", "error")
+    __slots__ = ("jobs", "done", "lock", "started", "cancelled", "error", "signals", "counter")
 
-    def __init__(self):
+    def __init__(self, counter: np.ndarray):
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
         self.done = threading.Lock()
         self.done.acquire()
@@ -84,11 +97,27 @@ class _Handshake:
         self.started = False
         self.cancelled = 0
         self.error: BaseException | None = None
+        self.signals = np.zeros(2, np.int64)
+        self.counter = counter
+
+
+# How long a thread spins before it blocks, in cycle-counter ticks (~250 us at 2.5 GHz): a
+# helper waiting for the next launch (the Python between two steps takes ~40 us, and a step may
+# hold a reset launch or two of one console: at ~100 us, a quarter of the waits outlasted the
+# spin), a launcher waiting for a helper's last console. Longer waits (the caller's policy)
+# block, so an idle env takes no CPU.
+SPIN_CYCLES = 625_000
 
 
 def _serve(shake: _Handshake) -> None:
+    fetched = ended = 0
     while True:
+        # Publishes the last job's end, then waits until the next job is posted and the
+        # launcher has claimed from it: it is then in its kernel, without the GIL, so taking
+        # the GIL here does not put this thread to sleep (~25 us to wake on another core).
+        wait_for_launch(shake.signals, shake.counter, fetched, ended, SPIN_CYCLES)
         job = shake.jobs.get()
+        fetched += 1
         if job is None:                     # its launching thread has ended
             return
         with shake.lock:
@@ -102,6 +131,7 @@ def _serve(shake: _Handshake) -> None:
         except BaseException as error:      # raised in the launcher, by join
             shake.error = error
         shake.done.release()
+        ended += 1
 
 
 class _Helper:
@@ -109,14 +139,15 @@ class _Helper:
     SimpleQueue rather than an executor's futures: a launch is a kernel call every few
     milliseconds, and the futures were half of an empty 2-thread launch's cost (21 -> 11 us)."""
 
-    def __init__(self):
-        self._shake = shake = _Handshake()
+    def __init__(self, counter: np.ndarray):
+        self._shake = shake = _Handshake(counter)
+        self._joined = 0                    # started jobs joined
         threading.Thread(target=_serve, args=(shake,), daemon=True,
                          name="cule_py-cpu").start()
-        weakref.finalize(self, shake.jobs.put, None)
+        weakref.finalize(self, _post, shake, None)
 
     def start(self, kernel, args: tuple) -> None:
-        self._shake.jobs.put((kernel, args))
+        _post(self._shake, (kernel, args))
 
     def join(self) -> BaseException | None:
         """Wait for the job if the helper has started it, else cancel it (the launcher has run
@@ -128,13 +159,33 @@ class _Helper:
                 shake.cancelled += 1
                 return None
             shake.started = False
+        self._joined += 1
+        wait_at_least(shake.signals, SIGNAL_ENDED, self._joined, SPIN_CYCLES)
         shake.done.acquire()
         error, shake.error = shake.error, None
         return error
 
 
-# Each launching thread has helpers of its own (an env stepped from another thread, as send()
-# does, never queues behind this one's launch); they end with it.
+def _post(shake: _Handshake, job) -> None:
+    shake.jobs.put(job)
+    shake.signals[SIGNAL_POSTED] += 1
+
+
+class _Launcher:
+    """One launching thread's claim counter and helpers. Each launching thread has its own (an
+    env stepped from another thread, as send() does, never queues behind this one's launch);
+    they end with it."""
+
+    def __init__(self):
+        self.counter = claim_counter()
+        self.helpers: list[_Helper] = []
+
+    def helpers_for(self, count: int) -> list[_Helper]:
+        while len(self.helpers) < count:
+            self.helpers.append(_Helper(self.counter))
+        return self.helpers[:count]
+
+
 _launchers = threading.local()
 
 
@@ -148,25 +199,25 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_helpers)
 
 
-def _helpers(count: int) -> list[_Helper]:
-    helpers = getattr(_launchers, "helpers", None)
-    if helpers is None:
-        helpers = _launchers.helpers = []
-    while len(helpers) < count:
-        helpers.append(_Helper())
-    return helpers[:count]
+def _launcher() -> _Launcher:
+    launcher = getattr(_launchers, "launcher", None)
+    if launcher is None:
+        launcher = _launchers.launcher = _Launcher()
+    return launcher
 
 
-def run_on_threads(count: int, kernel, args: tuple, counter) -> None:
+def run_on_threads(count: int, kernel, args: tuple) -> None:
     """kernel(*args, counter) on this thread and `count - 1` helper threads at once, `counter`
-    (cpu_workers.claim_counter) zeroed first and given the thread count; returns when every
-    console is done. A kernel's exception is raised here."""
+    (this thread's cpu_workers.claim_counter) zeroed first and given the thread count; returns
+    when every console is done. A kernel's exception is raised here."""
+    launcher = _launcher()
+    counter = launcher.counter
     counter[0] = 0
     counter[1] = max(count, 1)
     if count <= 1:
         kernel(*args, counter)
         return
-    helpers = _helpers(count - 1)
+    helpers = launcher.helpers_for(count - 1)
     job = (*args, counter)
     for helper in helpers:
         helper.start(kernel, job)

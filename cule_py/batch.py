@@ -193,8 +193,6 @@ class ConsoleBatch:
         self._rows = zeros(n, np.int32)
         self._rewards = zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
-        # The drive kernel's claim counter on the CPU (kernels/cpu_workers).
-        self._claims = claim_counter()
         # act(): ALE plays an action outside the game's legal set as NOOP.
         self._act_rows = np.full(18, NOOP, np.int32)
         legal = [int(a) for a in self.game.legal_actions if int(a) < 18]
@@ -232,7 +230,7 @@ class ConsoleBatch:
         if self.gpu is None:
             cpu_console.compile_ahead([
                 (env_kernel.drive, (*self.drive_args(env_kernel.OP_SYSTEM_RESET, self._all,
-                                                     self.difficulty), self._claims)),
+                                                     self.difficulty), claim_counter())),
                 *kernels_ahead])
         self.power_on()
         # Every console of a batch runs one ROM, so one display height (PAL detection settles it).
@@ -546,7 +544,7 @@ class ConsoleBatch:
             self.gpu.launch(env_kernel.drive_cuda, self.num_envs, *args)
             return
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
-        run_on_threads(resolve_threads(0, self.num_envs), env_kernel.drive, args, self._claims)
+        run_on_threads(resolve_threads(0, self.num_envs), env_kernel.drive, args)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

@@ -369,14 +369,13 @@ class AtariVectorEnv(VectorEnv):
         self._started = False
         # Off (None) unless cule_py.steady_state asks: then step times its autoreset launches.
         self._autoreset_clock: CallClock | None = None
-        # The CPU kernels' claim counter (kernels/cpu_workers): consoles go to free threads.
-        self._claims = claim_counter()
         self._setup_spaces()
         # Power on, the kernels compiled first (on the CPU beside the console's compile).
         everyone = np.ones(n, np.bool_)
         b.start(kernels_ahead=[] if b.gpu is not None else [
-            (K.agent_step_cpu, (*self._step_args(everyone), self._claims)),
-            (K.agent_reset_cpu, (*self._reset_args(K.OP_AUTORESET, everyone), self._claims))])
+            (K.agent_step_cpu, (*self._step_args(everyone), claim_counter())),
+            (K.agent_reset_cpu, (*self._reset_args(K.OP_AUTORESET, everyone),
+                               claim_counter()))])
         if b.height != int(self._cfg_host[K.C_SRC_H]):
             self._make_screen_arrays(b.height, b.pal)
             self._cfg_host[K.C_SRC_H] = b.height
@@ -449,7 +448,7 @@ class AtariVectorEnv(VectorEnv):
         """The step launch on the consoles of `mask`, then the observation launch where the
         step leaves its observations to it (observation_bands > 0); no host sync on the GPU."""
         if self._gpu is None:
-            run_on_threads(self._threads, K.agent_step_cpu, self._step_args(mask), self._claims)
+            run_on_threads(self._threads, K.agent_step_cpu, self._step_args(mask))
             if self._observation_bands:
                 with numba_threads(self._threads):
                     K.agent_observe_cpu(*self._observe_args(mask))
@@ -486,9 +485,8 @@ class AtariVectorEnv(VectorEnv):
         if self._gpu is None:
             if self._direct_lanes:
                 run_on_threads(self._threads, K.agent_reset_cpu,
-                               self._reset_args(K.OP_FILL_TAILS, mask), self._claims)
-            run_on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask),
-                           self._claims)
+                               self._reset_args(K.OP_FILL_TAILS, mask))
+            run_on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask))
         else:
             if self._direct_lanes:
                 self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())

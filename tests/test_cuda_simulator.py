@@ -328,7 +328,7 @@ def test_simulated_agent_step_kernels_match_cpu(tmp_path):
     before = env._batch.frame_buffers.copy()
     obs_before = env._obs.copy()
     for _ in range(AGENT_STEPS):
-        run_on_threads(1, K.agent_step_cpu, args, env._claims)
+        run_on_threads(1, K.agent_step_cpu, args)
         K.agent_observe_cpu(*observe_args)
     assert (env._batch.frame_buffers != before).any()     # the steps drew something
     assert (env._obs != obs_before).any()                 # and observed it
@@ -419,7 +419,7 @@ def test_simulated_agent_reset_kernel_matches_cpu(tmp_path, tail):
     print(_run_simulated(RESET_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
     sim = _load_args(tmp_path / "out.pkl")
     before = env._agent.copy()
-    run_on_threads(1, K.agent_reset_cpu, args, env._claims)
+    run_on_threads(1, K.agent_reset_cpu, args)
     table_at = len(args) - 2                  # (the reset table: the simulator's own claims)
     _assert_same_arrays(sim[:table_at], args[:table_at])
     agent = env._agent                       # (equal to the simulated kernel's, checked above)
@@ -490,7 +490,7 @@ def test_simulated_reset_kernel_first_miss_writes_the_start_entry(tmp_path):
     sim = _load_args(tmp_path / "out.pkl")
     RS.open_launch(env._reset_table, mask,
                    env._batch.state[:, L.SYSTEM_RNG_POSITION], np)      # the CPU's writer
-    run_on_threads(1, K.agent_reset_cpu, args, env._claims)
+    run_on_threads(1, K.agent_reset_cpu, args)
     table_at = len(args) - 2                  # (the reset table: the simulator's own writer)
     _assert_same_arrays(sim[:table_at], args[:table_at])
     t_st, t_ram, t_logic, t_fb, sim_table = sim[table_at]
@@ -590,8 +590,7 @@ def test_simulated_direct_tail_fill_matches_cpu(tmp_path):
     _save_args(tmp_path / "in.pkl", args)
     print(_run_simulated(FILL_CHILD, tmp_path / "in.pkl", tmp_path / "out.pkl"))
     sim = _load_args(tmp_path / "out.pkl")
-    run_on_threads(1, K.agent_reset_cpu, env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)),
-                   env._claims)
+    run_on_threads(1, K.agent_reset_cpu, env._reset_args(K.OP_FILL_TAILS, np.zeros(2, np.bool_)))
     _assert_same_arrays(sim, args)
     np.testing.assert_array_equal(table[status:status + 2], played)
     for again, before in zip(env._reset_table[:4], rows):

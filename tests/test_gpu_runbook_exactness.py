@@ -284,8 +284,7 @@ def test_gpu_backend_host_code_with_a_stand_in_cupy(fake_cupy, tmp_path):
 
             launches.append(int(np.asarray(args[-1]).sum()))
             run_on_threads(1, env_kernel.drive,
-                           [np.asarray(a) if isinstance(a, np.ndarray) else a for a in args],
-                           batch._claims)
+                           [np.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
 
     backend = Backend(slots=2, cupy=fake_cupy, emulator_device="cpu")
     # Long enough for flag-driven resets: a Breakout game over by frame ~800 (random play), and

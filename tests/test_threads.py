@@ -54,15 +54,13 @@ def test_claims_go_round_one_block_of_consoles_per_thread():
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_each_console_is_claimed_once_a_launch(threads):
     seen = np.zeros(1000, np.int64)
-    counter = claim_counter()
     for _ in range(5):
-        run_on_threads(threads, _count_claims, (seen,), counter)
+        run_on_threads(threads, _count_claims, (seen,))
     assert (seen == 5).all()
 
 
 def test_a_helpers_exception_is_raised_by_the_launch_and_the_next_launch_runs():
     seen = np.zeros(2000, np.int64)
-    counter = claim_counter()
     launcher = threading.get_ident()
     helper_started = threading.Event()
 
@@ -78,8 +76,8 @@ def test_a_helpers_exception_is_raised_by_the_launch_and_the_next_launch_runs():
     for _ in range(3):
         helper_started.clear()
         with pytest.raises(ValueError, match="raised by a helper"):
-            run_on_threads(2, claims_or_raises, (seen,), counter)
-    run_on_threads(2, _count_claims, (seen,), counter)
+            run_on_threads(2, claims_or_raises, (seen,))
+    run_on_threads(2, _count_claims, (seen,))
     assert (seen == 4).all()
 
 
@@ -88,9 +86,8 @@ def test_launching_threads_have_helpers_of_their_own_which_end_with_them():
     seen = [np.zeros(3000, np.int64) for _ in range(3)]
 
     def launches(k):
-        counter = claim_counter()
         for _ in range(30):
-            run_on_threads(3, _count_claims, (seen[k],), counter)
+            run_on_threads(3, _count_claims, (seen[k],))
 
     launchers = [threading.Thread(target=launches, args=(k,)) for k in range(3)]
     for thread in launchers:
@@ -107,12 +104,12 @@ def test_launching_threads_have_helpers_of_their_own_which_end_with_them():
 
 def _launch_in_child(queue):
     seen = np.zeros(500, np.int64)
-    run_on_threads(2, _count_claims, (seen,), claim_counter())
+    run_on_threads(2, _count_claims, (seen,))
     queue.put((int(seen.sum()), threading.active_count()))
 
 
 def test_a_forked_child_runs_its_own_launch():
-    run_on_threads(2, _count_claims, (np.zeros(10, np.int64),), claim_counter())  # pool exists
+    run_on_threads(2, _count_claims, (np.zeros(10, np.int64),))  # pool exists
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_launch_in_child, args=(queue,))

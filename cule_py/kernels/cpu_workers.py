@@ -17,9 +17,11 @@ take envs from a queue.
 
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, register_jitable
+
+from .._jit_cache import CACHE_ENABLED
 
 
 def claim_counter() -> np.ndarray:
@@ -63,3 +65,79 @@ def claim(counter, items):
         item = (index % blocks) * size + index // blocks
         if item < items:
             return item
+
+
+@intrinsic
+def _load_acquire(typingctx, array, index):
+    """array[index] (int64), loaded with acquire order: a load the compiler neither hoists out of
+    a loop nor moves later writes' readers before."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64
+            and isinstance(index, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        position = context.cast(builder, args[1], signature.args[1], types.intp)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [position])
+        return builder.load_atomic(pointer, "acquire", 8)
+    return types.int64(array, index), codegen
+
+
+@intrinsic
+def _cycle_counter(typingctx):
+    """The processor's cycle counter (x86's time-stamp counter), for a wait bounded in time."""
+    def codegen(context, builder, signature, args):
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter")
+        return builder.call(function, [])
+    return types.int64(), codegen
+
+
+@intrinsic
+def _store_release(typingctx, array, index, value):
+    """array[index] = value (int64), stored with release order: a reader that sees it with an
+    acquire load sees everything written before it."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64
+            and isinstance(index, types.Integer) and isinstance(value, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        position = context.cast(builder, args[1], signature.args[1], types.intp)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [position])
+        stored = context.cast(builder, args[2], signature.args[2], types.int64)
+        builder.store_atomic(stored, pointer, "release", 8)
+        return context.get_dummy_value()
+    return types.none(array, index, value), codegen
+
+
+# A helper's signals (cule_py._threads): jobs its launcher posted, started jobs it ended.
+SIGNAL_POSTED, SIGNAL_ENDED = 0, 1
+
+
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False)
+def wait_at_least(signals, index, value, cycles):
+    """Spin without the GIL until signals[index] >= value or `cycles` cycle-counter ticks have
+    passed; whether the value came. A launcher about to block on its helper's lock spins here
+    first: the helper's last console usually ends sooner than a blocked thread wakes up."""
+    start = _cycle_counter()
+    while _load_acquire(signals, index) < value:
+        if _cycle_counter() - start > cycles:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False)
+def wait_for_launch(signals, counter, fetched, ended, cycles):
+    """A helper between jobs, without the GIL: publish `ended` (its started jobs ended) to
+    signals[SIGNAL_ENDED], then spin until a job past the `fetched` ones is posted and the
+    launcher has claimed from `counter` (it is in its kernel, and has let go of the GIL), or
+    until `cycles` ticks have passed; whether both came."""
+    _store_release(signals, SIGNAL_ENDED, ended)
+    start = _cycle_counter()
+    while _load_acquire(signals, SIGNAL_POSTED) <= fetched or _load_acquire(counter, 0) == 0:
+        if _cycle_counter() - start > cycles:
+            return False
+    return True
