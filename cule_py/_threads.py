@@ -11,9 +11,11 @@ at every join without bound: on a core shared with another process, half of the 
 
 Between launches a helper spins without the GIL for up to SPIN_CYCLES, then waits on a queue;
 a launcher waiting for its helpers spins as long, then waits on a lock. A thread asleep on the
-GIL or a lock takes ~25 us to wake on the other core, at each launch's start and end (the
-performance log, "two threads that do not fall asleep"). An idle env's threads block, and take
-no CPU.
+GIL or a lock takes ~25 us to wake on the other core, at each launch's start and end. Each turn
+of a spin yields the core (sched_yield), which returns at once on an idle core but lets other
+work run on a busy one: spinning without it cost the 2-thread step 10-16% beside a busy process
+(the performance log, "two threads that do not fall asleep"). An idle env's threads block, and
+take no CPU.
 
 A parallel launch over fewer consoles than threads only adds wake-ups (measured: one console, 2
 threads on a loaded 2-core box, 50 steps/s; 1 thread, 700), hence resolve_threads' rule.

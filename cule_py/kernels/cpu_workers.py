@@ -15,6 +15,8 @@ one thread's resets or replays left the others idle. This is how ale-py's and En
 take envs from a queue.
 """
 
+import sys
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -113,6 +115,24 @@ def _store_release(typingctx, array, index, value):
     return types.none(array, index, value), codegen
 
 
+# The call that gives the core to another runnable thread, by its C name (resolved in the process
+# when the code is loaded, so the kernels that call it stay cacheable); none known on Windows.
+_YIELD_SYMBOL = None if sys.platform == "win32" else "sched_yield"
+
+
+@intrinsic
+def _yield_core(typingctx):
+    """Let another runnable thread have this core (sched_yield); returns at once when none is
+    waiting. A spin on a core shared with other work would otherwise burn its time slice."""
+    def codegen(context, builder, signature, args):
+        if _YIELD_SYMBOL is not None:
+            function = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.IntType(32), []), _YIELD_SYMBOL)
+            builder.call(function, [])
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
 # A helper's signals (cule_py._threads): jobs its launcher posted, started jobs it ended.
 SIGNAL_POSTED, SIGNAL_ENDED = 0, 1
 
@@ -126,6 +146,7 @@ def wait_at_least(signals, index, value, cycles):
     while _load_acquire(signals, index) < value:
         if _cycle_counter() - start > cycles:
             return False
+        _yield_core()
     return True
 
 
@@ -140,4 +161,5 @@ def wait_for_launch(signals, counter, fetched, ended, cycles):
     while _load_acquire(signals, SIGNAL_POSTED) <= fetched or _load_acquire(counter, 0) == 0:
         if _cycle_counter() - start > cycles:
             return False
+        _yield_core()
     return True
