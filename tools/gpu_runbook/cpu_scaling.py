@@ -65,9 +65,11 @@ def run_stage(results: pathlib.Path, *, device: str, scale: str, time_limit: flo
     setup = plan(scale, usable_cpus())
     path = results / RECORDS
     done = {r["game"] for r in read_records(path)}
+    # All sides in this process, as the stage's time was planned: a process per side would spend
+    # an import and a kernel load per side and game out of the stage's limit.
     args = argparse.Namespace(envs_per_thread=setup["envs_per_thread"], rounds=setup["rounds"],
                               seed=0, warmup=setup["warmup"], windows=1,
-                              window_steps=setup["window_steps"])
+                              window_steps=setup["window_steps"], one_process=True)
     took = None
     for game in setup["games"]:
         if game in done:
