@@ -69,6 +69,14 @@ def claim(counter, items):
             return item
 
 
+def _element_pointer(context, builder, signature, args):
+    """Codegen: the address of array[index], the intrinsic's first two arguments."""
+    array_type = signature.args[0]
+    view = context.make_array(array_type)(context, builder, args[0])
+    position = context.cast(builder, args[1], signature.args[1], types.intp)
+    return cgutils.get_item_pointer(context, builder, array_type, view, [position])
+
+
 @intrinsic
 def _load_acquire(typingctx, array, index):
     """array[index] (int64), loaded with acquire order: a load the compiler neither hoists out of
@@ -78,10 +86,7 @@ def _load_acquire(typingctx, array, index):
         return None
 
     def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        view = context.make_array(array_type)(context, builder, args[0])
-        position = context.cast(builder, args[1], signature.args[1], types.intp)
-        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [position])
+        pointer = _element_pointer(context, builder, signature, args)
         return builder.load_atomic(pointer, "acquire", 8)
     return types.int64(array, index), codegen
 
@@ -105,10 +110,7 @@ def _store_release(typingctx, array, index, value):
         return None
 
     def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        view = context.make_array(array_type)(context, builder, args[0])
-        position = context.cast(builder, args[1], signature.args[1], types.intp)
-        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [position])
+        pointer = _element_pointer(context, builder, signature, args)
         stored = context.cast(builder, args[2], signature.args[2], types.int64)
         builder.store_atomic(stored, pointer, "release", 8)
         return context.get_dummy_value()
