@@ -250,29 +250,6 @@ def write_changes_nothing(st, env, reg, value):
     return False
 
 
-@register_jitable(forceinline=True)
-def objects_may_be_on(st, env):
-    """Whether a player, missile or the ball could show in pixels drawn now (a superset of
-    render.draw_pixels' objects_on): without one, drawing latches no collision."""
-    return (st[env, L.TIA_CUR_GRP0] != 0 or st[env, L.TIA_CUR_GRP1] != 0
-            or st[env, L.TIA_ENAM0] != 0 or st[env, L.TIA_ENAM1] != 0
-            or st[env, L.TIA_ENABL] != 0 or st[env, L.TIA_DENABL] != 0)
-
-
-@register_jitable(forceinline=True)
-def write_goes_unseen(st, env, reg):
-    """True for a write that no kept pixel and no collision latch can show, so that its drawing
-    can wait like that of a write that changes nothing (the register itself still changes): in a
-    frame whose pixels are not kept (TIA_SKIP_DRAW: the agent step's frames before the last two),
-    a colour, or the playfield while no object is on, the playfield alone latching no collision.
-    An object that comes on later does so by a write that draws first, up to its own clock."""
-    if st[env, L.TIA_SKIP_DRAW] == 0:
-        return False
-    if reg >= COLUP0 and reg <= COLUBK:
-        return True
-    return reg >= PF0 and reg <= PF2 and not objects_may_be_on(st, env)
-
-
 # Accesses that change nothing the picture is drawn from need not draw first (ALE draws at every
 # access): the pixels up to then come out the same when the next access that matters draws them.
 # Writes: WSYNC, RSYNC, the audio registers, HMP0-HMBL and HMCLR (they act only at HMOVE), and
@@ -380,8 +357,7 @@ def write(st, fb, env, addr, value, clk, last_access_was_read):
     delay = write_delay(st, env, reg, clock)
     frame_over = frame_is_over(st, env, clock)
     neutral = is_picture_neutral(reg)
-    drawing_changes = frame_over or not (neutral or write_changes_nothing(st, env, reg, value)
-                                         or write_goes_unseen(st, env, reg))
+    drawing_changes = frame_over or not (neutral or write_changes_nothing(st, env, reg, value))
     # GPU_DRAW_AT_WSYNC: the GPU's scanline schedule runs a warp's lanes through a WSYNC
     # together; drawing up to it there keeps their render cursors on one line, so that the
     # lanes' later drawing runs converged instead of one lane catching up many lines while the
