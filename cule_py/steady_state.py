@@ -786,8 +786,7 @@ def paired_rounds(game: str, sides: Sequence[Side], *, rounds: int = 3,
 
     `own_processes`: each side's env lives in a process of its own, idle while the others run.
     In one process, the other sides' envs and their threads stay alive beside the one measured
-    (measured on Pong, 2 threads: cule_py's CPU share fell from 96% alone to 84% beside all five
-    others, and its 2-thread over 1-thread figure from 1.92 to 1.70)."""
+    and take CPU from it (docs/performance-log.md, "two threads that do not fall asleep")."""
     results: list[list[SteadyStateResult]] = [[] for _ in sides]
     envs: dict[int, Any] = {}
     try:

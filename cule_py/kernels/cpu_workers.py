@@ -79,8 +79,8 @@ def _element_pointer(context, builder, signature, args):
 
 @intrinsic
 def _load_acquire(typingctx, array, index):
-    """array[index] (int64), loaded with acquire order: a load the compiler neither hoists out of
-    a loop nor moves later writes' readers before."""
+    """array[index] (int64), loaded with acquire order: the compiler neither hoists it out of a
+    loop nor moves later memory accesses before it."""
     if not (isinstance(array, types.Array) and array.dtype == types.int64
             and isinstance(index, types.Integer)):
         return None
@@ -139,6 +139,16 @@ def _yield_core(typingctx):
 SIGNAL_POSTED, SIGNAL_ENDED = 0, 1
 
 
+@register_jitable(forceinline=True)
+def _spun_out(start, cycles):
+    """One turn of a spin begun at cycle-counter tick `start`: True once `cycles` ticks have
+    passed, else the core yielded and False."""
+    if _cycle_counter() - start > cycles:
+        return True
+    _yield_core()
+    return False
+
+
 @njit(nogil=True, cache=CACHE_ENABLED, _nrt=False)
 def wait_at_least(signals, index, value, cycles):
     """Spin without the GIL until signals[index] >= value or `cycles` cycle-counter ticks have
@@ -146,9 +156,8 @@ def wait_at_least(signals, index, value, cycles):
     first: the helper's last console usually ends sooner than a blocked thread wakes up."""
     start = _cycle_counter()
     while _load_acquire(signals, index) < value:
-        if _cycle_counter() - start > cycles:
+        if _spun_out(start, cycles):
             return False
-        _yield_core()
     return True
 
 
@@ -161,7 +170,6 @@ def wait_for_launch(signals, counter, fetched, ended, cycles):
     _store_release(signals, SIGNAL_ENDED, ended)
     start = _cycle_counter()
     while _load_acquire(signals, SIGNAL_POSTED) <= fetched or _load_acquire(counter, 0) == 0:
-        if _cycle_counter() - start > cycles:
+        if _spun_out(start, cycles):
             return False
-        _yield_core()
     return True
