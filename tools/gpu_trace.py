@@ -6,10 +6,11 @@ from the same register_jitable pieces (cpu6507.make_cpu, bus.console_read/consol
 the TIA and cartridge code, environment.apply_inputs) with a bus that also
 records, per executed 6507 instruction: its PC and opcode, the TIA/RIOT reads and writes, the
 cartridge accesses, the CPU cycles and how far the TIA's render cursor advanced (the colour
-clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Only the loop
-around the core is restated here (`_traced_instructions`: bus.run_instructions with the traced
-core); a frame is console.run_frame compiled from its own source with that loop in place of
-run_instructions (`_TraceTheCore`), and `trace_frames` environment.emulate's steps. Nothing under
+clocks the instruction's TIA access caught up on, hence the pixel drawing it did). Nothing is
+restated: bus.run_instructions (the core's loop) and console.run_frame (the frame around it) are
+compiled from their own source with their calls of the core, the idle-loop skip and the loop
+made calls of traced twins (`_traced_twin`), and `trace_frames` runs environment.emulate's
+steps. Nothing under
 cule_py/kernels/ changes, and results equal the package's (the test compares RAM, frame buffers and
 CPU state after tracing with the CPU backend's act()). This traces the package beside it; an older
 commit's kernels are traced with that commit's own tools/gpu_trace.py (the calibration counts of
@@ -30,7 +31,8 @@ from numba.extending import register_jitable
 
 from cule_py.kernels.ale import environment as E
 from cule_py.kernels import layout as L
-from cule_py.kernels.frame_loop.bus import INSTRUCTIONS_PER_FRAME, console_read, console_write
+from cule_py.kernels.frame_loop.bus import (INSTRUCTIONS_PER_FRAME, console_read, console_write,
+                                            run_instructions)
 from cule_py.kernels.frame_loop import console as C
 from cule_py.kernels.cpu.cpu6507 import ALE, make_cpu
 from cule_py.kernels.cpu.idle_loop import skip_idle_polls
@@ -77,96 +79,101 @@ def traced_write(bus, addr, value, clk):
 
 traced_step = make_cpu(traced_read, traced_write, ALE)
 
+
 @register_jitable
-def _traced_instructions(rom, scheme, ram, st, fb, env, pc, a, x, y, s, p, clk, rec, n):
-    """bus.run_instructions with the traced core; rows n.. of rec filled."""
-    jammed = False
-    executed = 0
-    while executed < INSTRUCTIONS_PER_FRAME:
-        if n >= rec.shape[0]:
-            break
-        for c in range(COLUMNS):
-            rec[n, c] = 0
-        rec[n, R_OP] = -1
-        rec[n, R_DEVICE] = -1
-        cursor = np.int32(st[env, L.TIA_CURSOR])
-        before = clk
-        pc, a, x, y, s, p, clk, jammed = traced_step((rom, scheme, ram, st, fb, env, rec, n),
-                                                     pc, a, x, y, s, p, clk)
-        rec[n, R_CYCLES] = np.int32(clk - before)
-        rec[n, R_RENDER] = max(np.int32(st[env, L.TIA_CURSOR]) - cursor, 0)
-        n += 1
-        executed += 1
-        if jammed or (st[env, L.CPU_ATTENTION] & L.ATTENTION_FRAME_ENDED) != 0:
-            break
-        if (st[env, L.CPU_ATTENTION] & L.ATTENTION_TIMER_POLLED) != 0:
-            # skipped iterations run nowhere: their clocks go to the load that read the timer
-            before = clk
-            a, x, y, p, clk, skipped = skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p,
-                                                       clk, INSTRUCTIONS_PER_FRAME - executed)
-            executed += skipped
-            rec[n - 1, R_CYCLES] += np.int32(clk - before)
-    return pc, a, x, y, s, p, clk, jammed, n
+def _traced_cpu_step(bus, pc, a, x, y, s, p, clk, rec, trace_row):
+    """bus.cpu_step with the recording bus: fills rec's next row (trace_row[0]), moves it on."""
+    rom, scheme, ram, st, fb, env = bus
+    n = trace_row[0]
+    for c in range(COLUMNS):
+        rec[n, c] = 0
+    rec[n, R_OP] = -1
+    rec[n, R_DEVICE] = -1
+    cursor = np.int32(st[env, L.TIA_CURSOR])
+    before = clk
+    pc, a, x, y, s, p, clk, jammed = traced_step((rom, scheme, ram, st, fb, env, rec, n),
+                                                 pc, a, x, y, s, p, clk)
+    rec[n, R_CYCLES] = np.int32(clk - before)
+    rec[n, R_RENDER] = max(np.int32(st[env, L.TIA_CURSOR]) - cursor, 0)
+    trace_row[0] = n + 1
+    return pc, a, x, y, s, p, clk, jammed
 
 
-class _TraceTheCore(ast.NodeTransformer):
-    """console.run_frame's tree made into `_traced_frame(..., rec, n)`: its one call of
-    run_instructions calls _traced_instructions with rec and n, takes n back, and the frame
-    returns n. Anything else in run_frame stays as it is."""
+@register_jitable
+def _traced_idle_skip(rom, scheme, st, env, pc, a, x, y, p, clk, budget, rec, trace_row):
+    """skip_idle_polls; the skipped iterations run nowhere, so their clocks go to the row of the
+    load that read the timer (the last one)."""
+    before = clk
+    a, x, y, p, clk, skipped = skip_idle_polls(rom, scheme, st, env, pc, a, x, y, p, clk, budget)
+    rec[trace_row[0] - 1, R_CYCLES] += np.int32(clk - before)
+    return a, x, y, p, clk, skipped
 
-    calls = 0
+
+class _CallsTraced(ast.NodeTransformer):
+    """A function's tree renamed `name`, with parameters rec and trace_row added and each call of a
+    function named in `calls` made a call of its traced twin, with rec and trace_row passed on."""
+
+    def __init__(self, name: str, calls: dict[str, str]):
+        self.name, self.calls, self.replaced = name, calls, dict.fromkeys(calls, 0)
 
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
-        node.name = "_traced_frame"
+        node.name = self.name
         node.decorator_list = []
-        node.args.args += [ast.arg("rec"), ast.arg("n")]
-        node.body.append(ast.Return(ast.Name("n", ast.Load())))
+        node.args.args += [ast.arg("rec"), ast.arg("trace_row")]
         return node
 
-    def visit_Assign(self, node):
-        call = node.value
-        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "run_instructions":
-            self.calls += 1
-            call.func = ast.Name("_traced_instructions", ast.Load())
-            call.args += [ast.Name("rec", ast.Load()), ast.Name("n", ast.Load())]
-            node.targets[0].elts.append(ast.Name("n", ast.Store()))
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        callee = getattr(node.func, "id", None)
+        if callee in self.calls:
+            self.replaced[callee] += 1
+            node.func = ast.Name(self.calls[callee], ast.Load())
+            node.args += [ast.Name("rec", ast.Load()), ast.Name("trace_row", ast.Load())]
         return node
 
 
-def _frame_with_the_core_traced():
-    """console.run_frame, compiled from its own source with the traced core: the frame's start
-    and end are the package's, written once."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(C.run_frame)))
-    transform = _TraceTheCore()
+def _traced_twin(function, name: str, calls: dict[str, str], twins: dict):
+    """`function` compiled from its own source with the calls in `calls` traced (each must
+    occur once): the package's code, written once, runs with the recording bus."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    transform = _CallsTraced(name, calls)
     tree = ast.fix_missing_locations(transform.visit(tree))
-    if transform.calls != 1:
-        raise RuntimeError(f"console.run_frame calls run_instructions {transform.calls} times; "
-                           "tools/gpu_trace.py expects one call to trace")
-    namespace = dict(vars(C), _traced_instructions=_traced_instructions)
-    exec(compile(tree, inspect.getsourcefile(C.run_frame), "exec"), namespace)
-    return register_jitable(namespace["_traced_frame"])
+    if any(count != 1 for count in transform.replaced.values()):
+        raise RuntimeError(f"{function.__qualname__} calls {transform.replaced}; "
+                           "tools/gpu_trace.py expects each once")
+    namespace = dict(function.__globals__, **twins)
+    exec(compile(tree, inspect.getsourcefile(function), "exec"), namespace)
+    return register_jitable(namespace[name])
 
 
-_traced_frame = _frame_with_the_core_traced()
+# bus.run_instructions (the decoded core's loop) and console.run_frame (the frame around it),
+# each from its own source, the core and its idle-loop skip traced.
+_traced_instructions = _traced_twin(
+    run_instructions, "_traced_instructions",
+    {"cpu_step": "_traced_cpu_step", "skip_idle_polls": "_traced_idle_skip"},
+    {"_traced_cpu_step": _traced_cpu_step, "_traced_idle_skip": _traced_idle_skip})
+_traced_frame = _traced_twin(C.run_frame, "_traced_frame",
+                             {"run_instructions": "_traced_instructions"},
+                             {"_traced_instructions": _traced_instructions})
 
 
 @njit(_nrt=False, forceinline=True)
-def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends):
+def trace_frames(rom, scheme, ram, st, fb, params, inputs, rows, rec, ends, trace_row):
     """Per console env and frame f, environment.emulate(rows[env, f], 1) with the core traced:
     the action on the input pins (a paddle turned first) and one traced frame; ends[env, f] is
     the row of rec[env] after it. The game's step (RomSettings, game_logic: rewards and game
     over, which read RAM and change no console state) is left out: it is not the 6507's path
     (and compiling every game's logic adds a few seconds)."""
     for env in range(st.shape[0]):
-        n = 0
+        trace_row[0] = 0
         for f in range(rows.shape[1]):
             row = rows[env, f]
             if params[E.P_PADDLES] != 0:
                 E.turn_paddle(st, env, params, inputs, row)
             E.apply_inputs(st, env, inputs, E.SWITCHES_PLAIN, row, params)
-            n = _traced_frame(rom, scheme, ram, st, fb, env, rec[env], n)
-            ends[env, f] = n
+            _traced_frame(rom, scheme, ram, st, fb, env, rec[env], trace_row)
+            ends[env, f] = trace_row[0]
 
 
 def trace(game: str, consoles: int, frames: int, warmup: int, seed: int = 0) -> dict:
@@ -188,5 +195,6 @@ def trace(game: str, consoles: int, frames: int, warmup: int, seed: int = 0) -> 
     ends = np.zeros((consoles, frames), np.int64)
     args = batch.drive_args(E.OP_ACT, batch._all, batch.difficulty, 1)
     c = args[1]                                      # kernels/structs.Console
-    trace_frames(c.rom, c.scheme, c.ram, c.st, c.fb, c.params, c.inputs, rows, rec, ends)
+    trace_frames(c.rom, c.scheme, c.ram, c.st, c.fb, c.params, c.inputs, rows, rec, ends,
+                 np.zeros(1, np.int64))
     return {"records": rec, "ends": ends, "batch": batch, "actions": actions}
