@@ -60,10 +60,18 @@ def resolve_threads(num_threads: int, num_envs: int) -> int:
     is numba's current setting (`numba.set_num_threads` is honoured); never more than numba has."""
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise ValueError(f"num_threads must be an int >= 0 (0: automatic), got {num_threads!r}")
-    with _torch_threads_kept():
-        available = numba.get_num_threads()
+    available = _numba_thread_count()
     wanted = min(num_envs, available) if num_threads == 0 else num_threads
     return max(1, min(wanted, numba.config.NUMBA_NUM_THREADS))
+
+
+def _numba_thread_count() -> int:
+    """numba.get_num_threads(); PyTorch's count is kept around the call that starts numba's
+    threading layer (later calls leave OpenMP alone, and skip the ~1 us the guard costs)."""
+    if getattr(numba.np.ufunc.parallel, "_is_initialized", False):
+        return numba.get_num_threads()
+    with _torch_threads_kept():
+        return numba.get_num_threads()
 
 
 @contextmanager

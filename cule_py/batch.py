@@ -363,13 +363,25 @@ class ConsoleBatch:
             # by the next call at the latest; see _device.DeferredRangeCheck).
             ids = self.gpu.checked_device_ints(actions, (self.num_envs,), 18, "act()")
             self._rows[:] = self._act_rows_device[ids]
-        else:
+        elif self.gpu is not None:
             self._rows[:] = self.to_device(self._act_rows[self.checked_actions(actions)])
+        else:
+            # one compiled pass checks the ids and looks their rows up (act() runs once a frame)
+            ids = self._action_ids(actions)
+            if env_kernel.action_rows(ids, self._act_rows, self._rows) >= 0:
+                self._raise_out_of_range(np.asarray(actions))
         self._drive(env_kernel.OP_ACT, self._all, self.difficulty, frames=frames)
         return self._rewards.copy()
 
     def checked_actions(self, actions) -> np.ndarray:
         """`actions` as an int64 array after ALE-id validation; raises ValueError/TypeError."""
+        array = self._action_ids(actions)
+        if array.size and (array.min() < 0 or array.max() > 17):
+            self._raise_out_of_range(array)
+        return array
+
+    def _action_ids(self, actions) -> np.ndarray:
+        """`actions` as int64 after the dtype and shape checks (the range is the caller's)."""
         array = np.asarray(actions)
         if array.dtype.kind not in "iu":
             raise TypeError(f"actions must be integer ALE action ids (any int dtype), got dtype "
@@ -377,10 +389,12 @@ class ConsoleBatch:
         if array.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), one per console, got "
                              f"{array.shape}")
-        if array.size and (array.min() < 0 or array.max() > 17):
-            bad = sorted({int(a) for a in array if not 0 <= a <= 17})
-            raise ValueError(f"actions must be ALE action ids 0..17, got {bad}")
-        return array.astype(np.int64)
+        return array.astype(np.int64, copy=False)
+
+    @staticmethod
+    def _raise_out_of_range(ids: np.ndarray):
+        bad = sorted({int(a) for a in ids if not 0 <= a <= 17})
+        raise ValueError(f"actions must be ALE action ids 0..17, got {bad}")
 
     def set_paddle_deltas(self, deltas, rows=None) -> None:
         """The paddle move (resistance units a frame) the next action of consoles `rows` (None:
@@ -432,6 +446,15 @@ class ConsoleBatch:
             self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.console(), lives,
                             terminal, truncated)
         return lives, terminal, truncated
+
+    def games_over(self, with_truncation: bool = True):
+        """(num_envs,) bools: ALE's game_over(with_truncation) per console."""
+        if self.gpu is not None:
+            _, terminal, truncated = self.flags()
+            return terminal | truncated if with_truncation else terminal
+        over = np.empty(self.num_envs, np.bool_)
+        env_kernel.games_over(self.console(), bool(with_truncation), over)
+        return over
 
     # -- the pieces of reset_game ------------------------------------------------------------------
     def _reset_game(self, mask, mode, difficulty) -> None:

@@ -258,8 +258,7 @@ class AtariEmulator:
 
     def game_over(self, with_truncation: bool = True) -> np.ndarray:
         """(num_envs,) bool: ALE's game_over(with_truncation)."""
-        _, terminal, truncated = self._batch.flags()
-        return terminal | truncated if with_truncation else terminal
+        return self._batch.games_over(with_truncation)
 
     def truncated(self) -> np.ndarray:
         """(num_envs,) bool: ALE's game_truncated() (the frame budget is spent)."""

@@ -185,10 +185,14 @@ def pong():
     (np.array([-1, 0]), ValueError, r"0\.\.17, got \[-1\]"),
     (np.array([40, 0]), ValueError, r"0\.\.17"),
     ([0, "1"], TypeError, "integer"),
+    (np.array([2 ** 63 + 1, 0], np.uint64), ValueError, r"0\.\.17, got \[9223372036854775809\]"),
+    (np.array([0, -128], np.int8), ValueError, r"0\.\.17, got \[-128\]"),
 ])
 def test_bad_actions_are_refused(pong, actions, error, match):
+    ram, frames = pong.ram(), pong.frame_number()
     with pytest.raises(error, match=match):
         pong.act(actions)
+    assert np.array_equal(pong.ram(), ram) and np.array_equal(pong.frame_number(), frames)
 
 
 def test_bad_settings_are_refused(tmp_path):

@@ -457,6 +457,26 @@ def lives_and_flags(console, lives, terminal, truncated):
         flags_one(console, lives, terminal, truncated, env)
 
 
+@njit(cache=CACHE_ENABLED)
+def action_rows(ids, act_rows, rows):
+    """rows[i] = act_rows[ids[i]] for ALE action ids 0..17; returns -1, or, with rows left as
+    they were, the index of the first id outside that range."""
+    for i in range(ids.size):
+        if ids[i] < 0 or ids[i] > 17:
+            return i
+    for i in range(ids.size):
+        rows[i] = act_rows[ids[i]]
+    return -1
+
+
+@njit(cache=CACHE_ENABLED)
+def games_over(console, with_truncation, over):
+    """ALE's game_over(with_truncation) of every console into `over` (bools): what a loop over
+    the consoles asks before each act, without the lives and two more arrays of flags."""
+    for env in range(console.st.shape[0]):
+        over[env] = game_over(console, env, with_truncation)
+
+
 @cuda.jit(cache=CACHE_ENABLED)
 def lives_and_flags_cuda(console, lives, terminal, truncated):
     env = cuda.grid(1)
