@@ -212,20 +212,24 @@ class AtariEmulator:
         setMode / setDifficulty (next reset / next frame)."""
         self._batch.power_on(mask)
 
-    def act(self, actions, paddle_strength=None) -> np.ndarray:
+    def act(self, actions, paddle_strength=None, frames: int = 1) -> np.ndarray:
         """One frame per console: ALE's act(actions[i], paddle_strength[i]). actions: shape
         (num_envs,), any integer dtype, ALE ids 0..17 (an id outside the game's legal set plays
         as NOOP). paddle_strength: None (1.0) or (num_envs,) floats, how hard a paddle game's
         action turns the paddle (ALE: int(23000 * |strength|) units a frame; joystick games
         ignore it). Returns the frames' rewards, (num_envs,) int32. A console whose game is over
-        (or truncated) does not move and earns 0 until it is reset."""
+        (or truncated) does not move and earns 0 until it is reset. frames: that many act()
+        calls with the same arguments in one kernel launch, their rewards summed (a frameskip
+        loop's work, with one call's overhead)."""
+        if isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or frames < 1:
+            raise ValueError(f"frames must be an int >= 1, got {frames!r}")
         deltas = None
         if paddle_strength is not None:
             strength = np.asarray(paddle_strength, np.float32).reshape(-1)
             if strength.shape != (self.num_envs,) or not np.isfinite(strength).all():
                 raise ValueError(f"paddle_strength must be {self.num_envs} finite numbers")
             deltas = continuous.paddle_deltas(strength[:, None])
-        return self._batch.act(actions, paddle_deltas=deltas)
+        return self._batch.act(actions, frames=int(frames), paddle_deltas=deltas)
 
     # -- observations -----------------------------------------------------------------------------
     def ram(self) -> np.ndarray:

@@ -505,12 +505,12 @@ class AtariEnv(gymnasium.Env):
             frameskip = self._frameskip
         else:
             frameskip = self.np_random.integers(*self._frameskip)
-        reward = 0.0
-        for _ in range(frameskip):
-            reward += int(self.emulator.act(ale_action, paddle_strength=strength)[0])
-        terminated = bool(self.emulator.game_over(with_truncation=False)[0])
-        truncated = bool(self.emulator.truncated()[0])
-        return self._get_obs(), reward, terminated, truncated, self._get_info()
+        # ale-py's loop of `frameskip` act() calls, in one launch
+        reward = float(self.emulator.act(ale_action, paddle_strength=strength,
+                                         frames=frameskip)[0])
+        lives, terminal, truncated = self.emulator._batch.flags()
+        return (self._get_obs(), reward, bool(terminal[0]), bool(truncated[0]),
+                self._get_info(int(lives[0])))
 
     def render(self) -> np.ndarray:
         if self.render_mode != "rgb_array":
@@ -529,8 +529,10 @@ class AtariEnv(gymnasium.Env):
             return {"image": image, "sound": self.emulator.sound()[0]}
         return image
 
-    def _get_info(self) -> dict[str, int]:
-        return {"lives": int(self.emulator.lives()[0]),
+    def _get_info(self, lives: int | None = None) -> dict[str, int]:
+        if lives is None:
+            lives = int(self.emulator.lives()[0])
+        return {"lives": lives,
                 "episode_frame_number": int(self.emulator.episode_frame_number()[0]),
                 "frame_number": int(self.emulator.frame_number()[0])}
 

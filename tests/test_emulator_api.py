@@ -276,3 +276,23 @@ def test_screen_rgb_equals_ales_into_out_too(game):
                 np.empty((3, height, 160, 4), np.uint8)[..., :3]):
         with pytest.raises(ValueError, match="out must be"):
             emulator.screen_rgb(bad)
+
+
+def test_act_frames_equals_that_many_acts():
+    """act(frames=k) is k act() calls with the same arguments: same rewards (summed), RAM,
+    screens, frame counters and sticky-action draws, paddle strength included."""
+    one = AtariEmulator("breakout", 3, seed=4, repeat_action_probability=0.25)
+    many = AtariEmulator("breakout", 3, seed=4, repeat_action_probability=0.25)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        actions = rng.integers(0, 18, size=3)
+        strength = rng.random(3).astype(np.float32)
+        frames = int(rng.integers(1, 6))
+        summed = sum(one.act(actions, paddle_strength=strength) for _ in range(frames))
+        assert np.array_equal(many.act(actions, paddle_strength=strength, frames=frames), summed)
+        assert np.array_equal(one.ram(), many.ram())
+        assert np.array_equal(one.screen(), many.screen())
+        assert np.array_equal(one.frame_number(), many.frame_number())
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="frames must be an int >= 1"):
+            many.act(np.zeros(3, np.int64), frames=bad)

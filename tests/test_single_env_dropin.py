@@ -37,6 +37,29 @@ def test_keys_to_action_refused_for_continuous_actions():
         env.get_keys_to_action()
 
 
+@pytest.mark.parametrize("game, kwargs", [
+    ("breakout", {}), ("kaboom", {"continuous_action_threshold": 0.3}),
+    ("pong", {"repeat_action_probability": 0.25, "frameskip": (2, 5)})])
+def test_continuous_steps_equal_ale_py(game, kwargs):
+    """continuous=True: each step's frames (one act of `frameskip` frames with the action's
+    paddle strength) give ale-py's observation, reward, flags and info, resets included."""
+    ours = AtariEnv(game, continuous=True, **kwargs)
+    theirs = ale_env.AtariEnv(game, continuous=True, **kwargs)
+    rng = np.random.default_rng(7)
+    for env in (ours, theirs):
+        env.reset(seed=12)
+    for t in range(300):
+        radius = rng.random() if rng.random() < 0.5 else 1.0 - 0.2 * rng.random()
+        action = np.array([radius, rng.uniform(-np.pi, np.pi), rng.random()], np.float32)
+        mine, want = ours.step(action), theirs.step(action)
+        assert np.array_equal(mine[0], want[0]), (game, t)
+        assert mine[1:] == want[1:], (game, t, mine[1:], want[1:])
+        if want[2] or want[3]:
+            assert ours.reset()[1] == theirs.reset()[1]
+    ours.close()
+    theirs.close()
+
+
 # How code reaches the state: ALEInterface's calls, and the env's own (ale-py's defaults: no RNG).
 STATE_CALLS = {
     "ale.cloneState": (lambda env: env.unwrapped.ale.cloneState(),
