@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from benchmarks.paired import paired_row, table_line
+
 ATARI_57 = (
     "alien amidar assault asterix asteroids atlantis bank_heist battle_zone beam_rider berzerk "
     "bowling boxing breakout centipede chopper_command crazy_climber defender demon_attack "
@@ -137,13 +139,9 @@ def benchmark(games, frames: int, method: str, cores: int, rounds: int, say=prin
             ours.append(cule_fps(game, frames, method, cores, seed))
             if not r % 2:
                 theirs.append(ale_fps(game, frames, method, cores, seed))
-        ratios = [o / t for o, t in zip(ours, theirs)]
-        row = {"game": game, "cule_fps": float(np.median(ours)),
-               "ale_fps": float(np.median(theirs)), "ratio": float(np.median(ratios)),
-               "ratio_min": min(ratios), "ratio_max": max(ratios), "rounds": rounds}
+        row = paired_row(game, ours, theirs, "cule_fps", "ale_fps")
         rows.append(row)
-        say(f"| {game} | {row['cule_fps']:,.0f} | {row['ale_fps']:,.0f} | {row['ratio']:.2f} "
-            f"[{row['ratio_min']:.2f}, {row['ratio_max']:.2f}] |")
+        say(table_line(row, "cule_fps", "ale_fps"))
     return rows
 
 

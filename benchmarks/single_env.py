@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from benchmarks.paired import paired_row, table_line
+
 WARMUP_STEPS = 300
 GAMES = ["Pong", "Breakout", "SpaceInvaders", "MsPacman", "Seaquest"]
 
@@ -58,13 +60,9 @@ def benchmark(games, steps: int, rounds: int, say=print) -> list[dict]:
             sides = [(ours, cule_py.make), (theirs, gym.make)]
             for figures, make in (sides if r % 2 == 0 else sides[::-1]):
                 figures.append(steps_per_second(make, env_id, steps, seed=100 + r))
-        ratios = [o / t for o, t in zip(ours, theirs)]
-        row = {"game": game, "cule_steps_per_s": float(np.median(ours)),
-               "ale_steps_per_s": float(np.median(theirs)), "ratio": float(np.median(ratios)),
-               "ratio_min": min(ratios), "ratio_max": max(ratios), "rounds": rounds}
+        row = paired_row(game, ours, theirs, "cule_steps_per_s", "ale_steps_per_s")
         rows.append(row)
-        say(f"| {game} | {row['cule_steps_per_s']:,.0f} | {row['ale_steps_per_s']:,.0f} | "
-            f"{row['ratio']:.2f} [{row['ratio_min']:.2f}, {row['ratio_max']:.2f}] |")
+        say(table_line(row, "cule_steps_per_s", "ale_steps_per_s"))
     return rows
 
 
