@@ -41,7 +41,7 @@ from . import flat6502
 from ._device import gpu_available
 from . import steady_state as ss
 from .asm6502 import assemble
-from .testing import machine_line, usable_cpus
+from .testing import commit, machine_line, usable_cpus
 
 WORKLOAD = """
         .org $0400
@@ -369,7 +369,7 @@ def _gpu_main(args) -> None:
     ale_window_steps = 20 if quick else args.ale_window_steps
     print("cule_py AtariVectorEnv on the GPU vs ale-py AtariVectorEnv on every CPU core: "
           "steady-state agent throughput, same run")
-    print(machine_line() + f", ale-py {ale_py.__version__}")
+    print(_versions_line(ale_py))
     print(_gpu_line())
     print("frameskip 4, 84x84 grayscale, stack 4, noop_max 30, fire reset, NextStep autoreset, "
           "sticky 0.25, random actions; warm-up per game (pong 1000, breakout 250, others 300 "
@@ -414,8 +414,7 @@ def _cpu_main(args) -> None:
     cores = ss.available_cores()
     print("cule_py AtariVectorEnv vs ale-py AtariVectorEnv on the CPU: steady-state agent steps "
           "per second, same cores, same run")
-    print(machine_line() + f", ale-py {ale_py.__version__}, load average "
-          f"{os.getloadavg()[0]:.2f}")
+    print(_versions_line(ale_py) + f", load average {os.getloadavg()[0]:.2f}")
     if gpu_available():
         print("a GPU is present: measured by `python -m cule_py` without --cpu")
     print(f"frameskip 4, 84x84 grayscale, stack 4, noop_max 30, fire reset, NextStep autoreset, "
@@ -447,13 +446,20 @@ def _cpu_main(args) -> None:
                             "results": [c.as_dict() for c in comparisons]})
 
 
+def _versions_line(ale_py) -> str:
+    """The machine and versions, ale-py's and (in a checkout) the commit measured."""
+    checkout = commit()
+    return (machine_line() + f", ale-py {ale_py.__version__}"
+            + (f", commit {checkout}" if checkout else ""))
+
+
 def _emulator_main(args) -> None:
     import ale_py
 
     frames = 300 if args.quick else args.frames
     games = (args.games or ["breakout", "pong", "seaquest"])[: 1 if args.quick else None]
     print("cule_py AtariEmulator vs ale-py: emulated frames per second, same machine, same run")
-    print(machine_line() + f", ale-py {ale_py.__version__}")
+    print(_versions_line(ale_py))
     print(f"sticky actions {STICKY}, random minimal-set actions, resets timed; "
           f"{args.envs_per_core} consoles per core; "
           + ("one round (--quick)" if args.quick else
