@@ -377,7 +377,7 @@ class ConsoleBatch:
         """`actions` as an int64 array after ALE-id validation; raises ValueError/TypeError."""
         array = self._action_ids(actions)
         if array.size and (array.min() < 0 or array.max() > 17):
-            self._raise_out_of_range(array)
+            self._raise_out_of_range(np.asarray(actions))
         return array
 
     def _action_ids(self, actions) -> np.ndarray:

@@ -195,6 +195,13 @@ def test_bad_actions_are_refused(pong, actions, error, match):
     assert np.array_equal(pong.ram(), ram) and np.array_equal(pong.frame_number(), frames)
 
 
+def test_checked_actions_names_the_ids_as_given(pong):
+    """The host-action check the GPU backend uses names a too-large uint64 id as given, not as
+    it wraps in int64."""
+    with pytest.raises(ValueError, match=r"got \[9223372036854775809\]"):
+        pong._batch.checked_actions(np.array([2 ** 63 + 1, 0], np.uint64))
+
+
 def test_bad_settings_are_refused(tmp_path):
     with pytest.raises(Exception, match="no_such_game|not a game|unknown"):
         AtariEmulator("no_such_game", 1)
