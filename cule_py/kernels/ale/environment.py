@@ -459,10 +459,10 @@ def lives_and_flags(console, lives, terminal, truncated):
 
 @njit(cache=CACHE_ENABLED)
 def action_rows(ids, act_rows, rows):
-    """rows[i] = act_rows[ids[i]] for ALE action ids 0..17; returns -1, or, with rows left as
-    they were, the index of the first id outside that range."""
+    """rows[i] = act_rows[ids[i]] for ALE action ids (0 .. act_rows.size - 1); returns -1, or,
+    with rows left as they were, the index of the first id outside that range."""
     for i in range(ids.size):
-        if ids[i] < 0 or ids[i] > 17:
+        if ids[i] < 0 or ids[i] >= act_rows.size:
             return i
     for i in range(ids.size):
         rows[i] = act_rows[ids[i]]
