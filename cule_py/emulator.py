@@ -258,7 +258,12 @@ class AtariEmulator:
 
     def lives(self) -> np.ndarray:
         """(num_envs,) int32: ALE's lives()."""
-        return self._batch.flags()[0]
+        return self.flags()[0]
+
+    def flags(self) -> tuple:
+        """(lives, terminal, truncated) per console in one call: lives(),
+        game_over(with_truncation=False) and truncated() together."""
+        return self._batch.flags()
 
     def game_over(self, with_truncation: bool = True) -> np.ndarray:
         """(num_envs,) bool: ALE's game_over(with_truncation)."""
@@ -266,7 +271,7 @@ class AtariEmulator:
 
     def truncated(self) -> np.ndarray:
         """(num_envs,) bool: ALE's game_truncated() (the frame budget is spent)."""
-        return self._batch.flags()[2]
+        return self.flags()[2]
 
     def sound(self) -> np.ndarray:
         """(num_envs, 512) uint8: ALE's getAudio() of each console, the sound of its last act

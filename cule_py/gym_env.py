@@ -508,7 +508,7 @@ class AtariEnv(gymnasium.Env):
         # ale-py's loop of `frameskip` act() calls, in one launch
         reward = float(self.emulator.act(ale_action, paddle_strength=strength,
                                          frames=frameskip)[0])
-        lives, terminal, truncated = self.emulator._batch.flags()
+        lives, terminal, truncated = self.emulator.flags()
         return (self._get_obs(), reward, bool(terminal[0]), bool(truncated[0]),
                 self._get_info(int(lives[0])))
 
