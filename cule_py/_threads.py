@@ -13,7 +13,7 @@ Between launches a helper spins without the GIL for up to SPIN_CYCLES, then wait
 a launcher waiting for its helpers spins as long, then waits on a lock. A thread asleep on the
 GIL or a lock takes ~25 us to wake on the other core, at each launch's start and end. Each turn
 of a spin yields the core (sched_yield), which returns at once on an idle core but lets other
-work run on a busy one: spinning without it cost the 2-thread step 10-16% beside a busy process
+work run on a busy one: spinning without it slowed the 2-thread step beside a busy process
 (the performance log, "two threads that do not fall asleep"). An idle env's threads block, and
 take no CPU.
 
