@@ -299,7 +299,8 @@ def player_lanes(entry, graphics):
 
 @register_jitable(forceinline=True)
 def missile_lanes(entry):
-    """The lanes a missile is on in (MISSILE_MASKS holds 0/1), read at one site (see player_lanes)."""
+    """The lanes a missile is on in (MISSILE_MASKS holds 0/1), read at one site (see
+    player_lanes)."""
     return mask_lanes(MISSILE_LANES, entry) * BYTE
 
 
@@ -365,6 +366,40 @@ def next_block_set(blocks, block):
     return np.int32(DE_BRUIJN_POSITIONS[np.uint32(((lowest * DE_BRUIJN) >> 27) & 31)])
 
 
+def draws_playfield_alone_apart():
+    """Whether draw_pixels draws a stretch with every object off by `draw_playfield` alone, apart
+    from the block loop and before the objects' set-up. The CPU does: where much of the picture
+    is the playfield alone (Surround, Robotank), that set-up was a large part of each drawing
+    write. The GPU does not: a warp whose consoles differ would run both paths one after the
+    other; its lanes share the loop instead, the set-up skipped where no object is on. Both draw
+    the same pixels. Called as Python (numba's CUDA simulator) it answers as the GPU."""
+    return False
+
+
+@overload(draws_playfield_alone_apart, target="cpu")
+def _draws_playfield_alone_apart_cpu():
+    return lambda: True
+
+
+@overload(draws_playfield_alone_apart, target="cuda")
+def _draws_playfield_alone_apart_cuda():
+    return lambda: False
+
+
+@register_jitable(forceinline=True)
+def draw_playfield(words, x, stop, pf, pf_base, background, left_colour, right_colour):
+    """Pixels x .. stop - 1 of a row where no object is on: the playfield (`left_colour` on the
+    left half, `right_colour` on the right) over the background; returns `stop`."""
+    while x < stop:
+        start = x & -8
+        end = min(start + 8, stop)
+        lanes = blend(background, left_colour if start < 80 else right_colour,
+                      playfield_lanes(pf, pf_base + start))
+        store_lanes(words, x, end, lanes)
+        x = end
+    return x
+
+
 @register_jitable(forceinline=True)
 def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions, one
@@ -396,65 +431,75 @@ def draw_pixels(st, fb, env, row, x0, n):
     # [Q] ALE draws a stretch with no object on by its playfield-only case, which takes the score
     # colours even with priority set: the same as drawing it without priority.
     priority = objects_on and (ctrlpf & 0x04) != 0
-    # Each object's mask-table entry for pixel 0 (pixel x reads entry + x; see MASK_SPAN).
-    p0_entry = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
-                         + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS])) * MASK_SPAN + 160
-                        - np.int32(st[env, L.TIA_MASK_P0_POS]))
-    p1_entry = np.int32((np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
-                         + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS])) * MASK_SPAN + 160
-                        - np.int32(st[env, L.TIA_MASK_P1_POS]))
-    if m0_on:
-        m0_entry = np.int32((np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
-                             + np.int32(st[env, L.TIA_MASK_M0_SIZE])) * MASK_SPAN + 160
-                            - np.int32(st[env, L.TIA_MASK_M0_POS]))
-    else:
-        m0_entry = np.int32(MISSILE_NONE)
-    if m1_on:
-        m1_entry = np.int32((np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
-                             + np.int32(st[env, L.TIA_MASK_M1_SIZE])) * MASK_SPAN + 160
-                            - np.int32(st[env, L.TIA_MASK_M1_POS]))
-    else:
-        m1_entry = np.int32(MISSILE_NONE)
-    if bl_on:
-        bl_entry = np.int32(np.int32(st[env, L.TIA_MASK_BL_SIZE]) * MASK_SPAN + 160
-                            - np.int32(st[env, L.TIA_MASK_BL_POS]))
-    else:
-        bl_entry = np.int32(BALL_NONE)
-    collision = np.int32(st[env, L.TIA_COLLISION])
-    if skip_draw:
-        # Only the collision latches: nothing to do once every pair the enabled objects could
-        # form has collided this frame.
-        enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
-                           | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
-                           | (M1 if m1_on else 0) | (BL if bl_on else 0))
-        possible = np.int32(COLLISIONS[enabled])
-        if collision & possible == possible:
+    if not objects_on and draws_playfield_alone_apart():
+        # The playfield alone, without the objects' set-up and the block loop below.
+        background = np.uint64(st[env, L.TIA_COLUBK]) * EVERY_LANE
+        if pf == 0:
+            fill_pixels(words, x0, x1, background)
             return
-    # Each object's blocks (0 where it is off), and the blocks any of them can touch.
-    p0_blocks = np.int32(0)
-    if grp0 != 0:
-        p0_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
-                              + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]),
-                              np.int32(st[env, L.TIA_MASK_P0_POS]))
-    p1_blocks = np.int32(0)
-    if grp1 != 0:
-        p1_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
-                              + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]),
-                              np.int32(st[env, L.TIA_MASK_P1_POS]))
-    m0_blocks = np.int32(0)
-    if m0_on:
-        m0_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
-                              + np.int32(st[env, L.TIA_MASK_M0_SIZE]),
-                              np.int32(st[env, L.TIA_MASK_M0_POS]))
-    m1_blocks = np.int32(0)
-    if m1_on:
-        m1_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
-                              + np.int32(st[env, L.TIA_MASK_M1_SIZE]),
-                              np.int32(st[env, L.TIA_MASK_M1_POS]))
-    bl_blocks = np.int32(0)
-    if bl_on:
-        bl_blocks = blocks_at(BLOCK_ROWS_BALL + np.int32(st[env, L.TIA_MASK_BL_SIZE]),
-                              np.int32(st[env, L.TIA_MASK_BL_POS]))
+        playfield_colour = np.uint64(st[env, L.TIA_COLUPF]) * EVERY_LANE
+        left_colour = right_colour = playfield_colour
+        if score:
+            left_colour = np.uint64(st[env, L.TIA_COLUP0]) * EVERY_LANE
+            right_colour = np.uint64(st[env, L.TIA_COLUP1]) * EVERY_LANE
+        draw_playfield(words, x0, x1, pf, pf_base, background, left_colour, right_colour)
+        return
+    collision = np.int32(st[env, L.TIA_COLLISION])
+    # Each object's mask-table entry for pixel 0 (pixel x reads entry + x; see MASK_SPAN) and
+    # its blocks (0 where it is off). With every object off none of this is needed (the loop
+    # below draws the playfield alone, and no collision can latch): in games that draw much of
+    # the picture with the playfield alone that set-up was most of a drawing write's cost.
+    p0_entry = p1_entry = np.int32(0)
+    m0_entry = np.int32(MISSILE_NONE)
+    m1_entry = np.int32(MISSILE_NONE)
+    bl_entry = np.int32(BALL_NONE)
+    p0_blocks = p1_blocks = m0_blocks = m1_blocks = bl_blocks = np.int32(0)
+    if objects_on:
+        p0_entry = np.int32((np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
+                             + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS])) * MASK_SPAN + 160
+                            - np.int32(st[env, L.TIA_MASK_P0_POS]))
+        p1_entry = np.int32((np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
+                             + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS])) * MASK_SPAN + 160
+                            - np.int32(st[env, L.TIA_MASK_P1_POS]))
+        if m0_on:
+            m0_entry = np.int32((np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
+                                 + np.int32(st[env, L.TIA_MASK_M0_SIZE])) * MASK_SPAN + 160
+                                - np.int32(st[env, L.TIA_MASK_M0_POS]))
+        if m1_on:
+            m1_entry = np.int32((np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
+                                 + np.int32(st[env, L.TIA_MASK_M1_SIZE])) * MASK_SPAN + 160
+                                - np.int32(st[env, L.TIA_MASK_M1_POS]))
+        if bl_on:
+            bl_entry = np.int32(np.int32(st[env, L.TIA_MASK_BL_SIZE]) * MASK_SPAN + 160
+                                - np.int32(st[env, L.TIA_MASK_BL_POS]))
+        if skip_draw:
+            # Only the collision latches: nothing to do once every pair the enabled objects
+            # could form has collided this frame.
+            enabled = np.int32((PF if pf != 0 else 0) | (P0 if grp0 != 0 else 0)
+                               | (P1 if grp1 != 0 else 0) | (M0 if m0_on else 0)
+                               | (M1 if m1_on else 0) | (BL if bl_on else 0))
+            possible = np.int32(COLLISIONS[enabled])
+            if collision & possible == possible:
+                return
+        if grp0 != 0:
+            p0_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P0_MODE]) * 2
+                                  + np.int32(st[env, L.TIA_MASK_P0_SUPPRESS]),
+                                  np.int32(st[env, L.TIA_MASK_P0_POS]))
+        if grp1 != 0:
+            p1_blocks = blocks_at(BLOCK_ROWS_PLAYER + np.int32(st[env, L.TIA_MASK_P1_MODE]) * 2
+                                  + np.int32(st[env, L.TIA_MASK_P1_SUPPRESS]),
+                                  np.int32(st[env, L.TIA_MASK_P1_POS]))
+        if m0_on:
+            m0_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M0_MODE]) * 4
+                                  + np.int32(st[env, L.TIA_MASK_M0_SIZE]),
+                                  np.int32(st[env, L.TIA_MASK_M0_POS]))
+        if m1_on:
+            m1_blocks = blocks_at(BLOCK_ROWS_MISSILE + np.int32(st[env, L.TIA_MASK_M1_MODE]) * 4
+                                  + np.int32(st[env, L.TIA_MASK_M1_SIZE]),
+                                  np.int32(st[env, L.TIA_MASK_M1_POS]))
+        if bl_on:
+            bl_blocks = blocks_at(BLOCK_ROWS_BALL + np.int32(st[env, L.TIA_MASK_BL_SIZE]),
+                                  np.int32(st[env, L.TIA_MASK_BL_POS]))
     covered = np.int32(p0_blocks | p1_blocks | m0_blocks | m1_blocks | bl_blocks)
     background = np.uint64(st[env, L.TIA_COLUBK]) * EVERY_LANE
     playfield_colour = np.uint64(st[env, L.TIA_COLUPF]) * EVERY_LANE
@@ -478,13 +523,8 @@ def draw_pixels(st, fb, env, row, x0, n):
                 fill_pixels(words, x, run_stop, background)
                 x = run_stop
             else:
-                while x < run_stop:
-                    start = x & -8
-                    stop = min(start + 8, run_stop)
-                    lanes = blend(background, left_pf_colour if start < 80 else right_pf_colour,
-                                  playfield_lanes(pf, pf_base + start))
-                    store_lanes(words, x, stop, lanes)
-                    x = stop
+                x = draw_playfield(words, x, run_stop, pf, pf_base, background, left_pf_colour,
+                                   right_pf_colour)
             continue
         start = np.int32(x & -8)
         stop = min(start + 8, x1)
