@@ -35,10 +35,16 @@ def devices_read(st, fb, env, addr, clk, data_bus):
 
 @register_jitable(forceinline=True)
 def devices_write(st, fb, env, addr, value, clk):
+    return devices_write_known(st, fb, env, addr, value, clk, False)
+
+
+@register_jitable(forceinline=True)
+def devices_write_known(st, fb, env, addr, value, clk, draws):
+    """`devices_write`; `draws`: a TIA write known to draw (tia.write_known)."""
     if addr & 0x80:
         riot.io_write(st, env, addr, value, clk)
         return clk
-    return tia.write(st, fb, env, addr, value, clk, True)
+    return tia.write_known(st, fb, env, addr, value, clk, True, draws)
 
 
 # The CPU's bus. ROM and RAM, the accesses of nearly every instruction, are decoded inline at each
@@ -76,10 +82,18 @@ def device_read_by_address(st_address, fb_address, addr, clk, data_bus):
 
 
 @register_jitable(forceinline=False)
-def device_write_by_address(st_address, fb_address, addr, value, clk):
+def device_write_by_address(st_address, fb_address, addr, value, clk, draws):
+    """`device_write` on the CPU; `draws` (0/1): a TIA write that tia.write_drawing_nothing has
+    already found to draw (console_fast_path.store), whose checks tia.write_known skips."""
     st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
     fb = console_at(fb_address, np.uint64, _ONE_CONSOLE_FRAMES)
-    return devices_write(st, fb, 0, addr, value, clk)
+    return devices_write_known(st, fb, 0, addr, value, clk, draws != 0)
+
+
+def device_write_drawing(st, fb, env, addr, value, clk):
+    """`device_write` of a TIA write that tia.write_drawing_nothing has found to draw; on the
+    CPU the checks that found it are not made again (device_write_by_address's `draws`)."""
+    return device_write(st, fb, env, addr, value, clk)
 
 
 def _rows_by_address(st, fb):
@@ -106,7 +120,18 @@ def _device_write_cpu(st, fb, env, addr, value, clk):
 
     def write(st, fb, env, addr, value, clk):
         return device_write_by_address(console_address(st, env), console_address(fb, env),
-                                       addr, value, clk)
+                                       addr, value, clk, np.int32(0))
+    return write
+
+
+@overload(device_write_drawing, target="cpu", jit_options={"forceinline": True})
+def _device_write_drawing_cpu(st, fb, env, addr, value, clk):
+    if not _rows_by_address(st, fb):
+        return lambda st, fb, env, addr, value, clk: device_write(st, fb, env, addr, value, clk)
+
+    def write(st, fb, env, addr, value, clk):
+        return device_write_by_address(console_address(st, env), console_address(fb, env),
+                                       addr, value, clk, np.int32(1))
     return write
 
 

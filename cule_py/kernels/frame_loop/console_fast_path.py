@@ -40,7 +40,7 @@ from ..riot import riot
 from ..tia import tia
 from ..cartridges.cart import SCHEME_3F, SCHEME_E0, may_switch_banks
 from .bus import (INSTRUCTIONS_PER_FRAME, console_read, console_write, cpu_step,
-                      run_instructions)
+                  device_write_drawing, run_instructions)
 from ..cpu.cpu6507 import ALE, FLAG_B, FLAG_U, make_operations
 from ..cpu.idle_loop import idle_poll, is_riot_io, rom_byte, rom_window
 
@@ -334,6 +334,8 @@ def store(bus, addr, value, clk):
         after = tia.write_drawing_nothing(st, env, addr & 0x3F, value, clk)
         if after >= 0:
             return after
+        return np.int64(device_write_drawing(st, fb, env, np.int32(addr), np.int32(value),
+                                             np.int64(clk)))
     return np.int64(console_write(bus, addr, value, clk))
 
 

@@ -352,12 +352,20 @@ def write_drawing_nothing(st, env, reg, value, clk):
 @register_jitable(forceinline=True)
 def write(st, fb, env, addr, value, clk, last_access_was_read):
     """A CPU write to TIA register `addr` at system cycle `clk`; returns the (maybe stalled) clock."""
+    return write_known(st, fb, env, addr, value, clk, last_access_was_read, False)
+
+
+@register_jitable(forceinline=True)
+def write_known(st, fb, env, addr, value, clk, last_access_was_read, draws):
+    """`write`; with `draws` true for a write that `write_drawing_nothing` has answered -1 for,
+    which owes its drawing (or ends the frame): the checks it made are not made again."""
     reg = addr & TIA_WRITE_BITS
     clock = 3 * clk
     delay = write_delay(st, env, reg, clock)
     frame_over = frame_is_over(st, env, clock)
     neutral = is_picture_neutral(reg)
-    drawing_changes = frame_over or not (neutral or write_changes_nothing(st, env, reg, value))
+    drawing_changes = draws or frame_over \
+        or not (neutral or write_changes_nothing(st, env, reg, value))
     # GPU_DRAW_AT_WSYNC: the GPU's scanline schedule runs a warp's lanes through a WSYNC
     # together; drawing up to it there keeps their render cursors on one line, so that the
     # lanes' later drawing runs converged instead of one lane catching up many lines while the
