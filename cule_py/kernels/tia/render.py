@@ -405,7 +405,8 @@ def draw_pixels(st, fb, env, row, x0, n):
     """Draw n visible pixels of frame-buffer row `row` from pixel x0, and latch collisions, one
     8-pixel block at a time ("8 pixels at a time" above)."""
     buf = np.int32(st[env, L.TIA_BUFFER])
-    words = fb[env, buf, row]                     # the row's words (frame_buffer.py)
+    # The row's words (frame_buffer.py); unsigned indices, which need no negative wrap-around.
+    words = fb[env, np.uint32(buf), np.uint32(row)]
     x1 = x0 + n
     skip_draw = st[env, L.TIA_SKIP_DRAW] != 0
     if np.int32(st[env, L.TIA_VBLANK]) & 0x02:
@@ -621,7 +622,7 @@ def update_frame(st, fb, env, target):
             # inside horizontal blank (later segments redraw those pixels).
             if st[env, L.TIA_SKIP_DRAW] == 0:
                 first = max(from_start - HBLANK, 0)
-                fill_pixels(fb[env, np.int32(st[env, L.TIA_BUFFER]), row], first,
+                fill_pixels(fb[env, np.uint32(st[env, L.TIA_BUFFER]), np.uint32(row)], first,
                             min(first + HBLANK + 8 - from_start, 160), np.uint64(0))
             if n + from_start >= HBLANK + 8:
                 st[env, L.TIA_HMOVE_BLANK] = 0
