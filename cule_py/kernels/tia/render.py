@@ -448,8 +448,8 @@ def draw_pixels(st, fb, env, row, x0, n):
     collision = np.int32(st[env, L.TIA_COLLISION])
     # Each object's mask-table entry for pixel 0 (pixel x reads entry + x; see MASK_SPAN) and
     # its blocks (0 where it is off). With every object off none of this is needed (the loop
-    # below draws the playfield alone, and no collision can latch): in games that draw much of
-    # the picture with the playfield alone that set-up was most of a drawing write's cost.
+    # below draws the playfield alone, and no collision can latch); the CPU has returned above
+    # by then, the GPU's lanes skip it here (draws_playfield_alone_apart).
     p0_entry = p1_entry = np.int32(0)
     m0_entry = np.int32(MISSILE_NONE)
     m1_entry = np.int32(MISSILE_NONE)
