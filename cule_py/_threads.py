@@ -65,6 +65,11 @@ def resolve_threads(num_threads: int, num_envs: int) -> int:
     return max(1, min(wanted, numba.config.NUMBA_NUM_THREADS))
 
 
+def automatic_threads(num_envs: int) -> int:
+    """resolve_threads(0, num_envs) without its argument checks: once a launch."""
+    return max(1, min(num_envs, _numba_thread_count()))
+
+
 def _numba_thread_count() -> int:
     """numba.get_num_threads(); PyTorch's count is kept around the call that starts numba's
     threading layer (later calls leave OpenMP alone, and skip the ~1 us the guard costs)."""
@@ -214,6 +219,49 @@ def _launcher() -> _Launcher:
     if launcher is None:
         launcher = _launchers.launcher = _Launcher()
     return launcher
+
+
+class CompiledCalls:
+    """One owner's calls of numba CPU kernels: after the first call of a kernel, which the
+    dispatcher makes (compiling or loading it), the compiled function itself, without the
+    dispatcher's typing of every argument at every call (~1.5 us for a structure of arrays such
+    as kernels/structs.Console; AtariEmulator's loop calls two kernels a frame, each ~250-750 us
+    for 16 consoles).
+
+    The owner passes arguments of the first call's types at every call: its own arrays (fixed
+    dtypes, dimensions, C layout), structures of them, ints, and masks made C-contiguous where
+    they come from the user. The compiled function reads whatever it is given as those types;
+    tests/test_compiled_calls.py checks the owners against `signatures`."""
+
+    __slots__ = ("_entries", "signatures")
+
+    def __init__(self):
+        self._entries: dict = {}
+        self.signatures: dict = {}          # kernel: the argument types its entry takes
+
+    def entry(self, kernel, args: tuple):
+        """What to call `kernel(*args)` by: the dispatcher until it has the function for these
+        types, then that function."""
+        entry = self._entries.get(kernel)
+        if entry is not None:
+            return entry
+        types = tuple(kernel.typeof_pyval(a) for a in args)
+        overload = kernel.overloads.get(types)
+        if overload is None:                # not compiled for these types yet: this call does
+            return kernel
+        self._entries[kernel] = overload.entry_point
+        self.signatures[kernel] = types
+        return overload.entry_point
+
+    def __call__(self, kernel, *args):
+        return self.entry(kernel, args)(*args)
+
+    def on_threads(self, count: int, kernel, args: tuple) -> None:
+        """run_on_threads through `entry` (the claim counter is an argument too)."""
+        entry = self._entries.get(kernel)
+        if entry is None:
+            entry = self.entry(kernel, (*args, _launcher().counter))
+        run_on_threads(count, entry, args)
 
 
 def run_on_threads(count: int, kernel, args: tuple) -> None:

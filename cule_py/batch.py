@@ -30,7 +30,7 @@ from . import games
 from .games import PADDLE_DELTA, Action
 from ._device import GpuArrays, StateTiles, parse_device
 from .errors import InvalidModeError
-from ._threads import resolve_threads, run_on_threads
+from ._threads import CompiledCalls, automatic_threads
 from .kernels.cartridges import cart
 from .kernels.frame_loop import cpu_console
 from .kernels.cpu_workers import claim_counter
@@ -212,6 +212,10 @@ class ConsoleBatch:
         self.sound = bool(sound)
         self._params[env_kernel.P_SOUND] = int(self.sound)
         self._input_tables: dict[int, np.ndarray] = {}
+        # CPU: the kernels' view of the batch per (difficulty, sticky-action probability), and
+        # the compiled kernels its arrays' types select (act() calls two kernels a frame).
+        self._consoles: dict[tuple, Console] = {}
+        self._calls = CompiledCalls()
         self._selection = game_modes.selection(self.game, self.game.default_mode)
         self._starting = np.array([env_kernel.ROW_RESET if a == Action.RESET else int(a)
                                    for a in self.game.starting_actions], np.int32)
@@ -453,7 +457,7 @@ class ConsoleBatch:
             _, terminal, truncated = self.flags()
             return terminal | truncated if with_truncation else terminal
         over = np.empty(self.num_envs, np.bool_)
-        env_kernel.games_over(self.console(), bool(with_truncation), over)
+        self._calls(env_kernel.games_over, self.console(), bool(with_truncation), over)
         return over
 
     # -- the pieces of reset_game ------------------------------------------------------------------
@@ -525,7 +529,7 @@ class ConsoleBatch:
         if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
             raise ValueError(f"mask must be {self.num_envs} bools, got shape {mask.shape} "
                              f"dtype {mask.dtype}")
-        return mask
+        return np.ascontiguousarray(mask)       # one type for the kernels (see _calls)
 
     # -- kernels ---------------------------------------------------------------------------------
     def _ensure_system_rng(self, mask, extra: int = 0) -> None:
@@ -546,9 +550,15 @@ class ConsoleBatch:
         `difficulty` (default: the batch's)."""
         t = self.table
         difficulty = self.difficulty if difficulty is None else difficulty
-        return Console(self.rom_bytes, self.scheme, self.memory, self.state, self.frame_buffers,
-                       self.logic, t(self._params), t(self._inputs(difficulty)), self.env_rng,
-                       self._threshold())
+        key = (difficulty, self.repeat_action_probability)
+        console = self._consoles.get(key)
+        if console is None:
+            console = Console(self.rom_bytes, self.scheme, self.memory, self.state,
+                              self.frame_buffers, self.logic, t(self._params),
+                              t(self._inputs(difficulty)), self.env_rng, self._threshold())
+            if self.gpu is None:    # on the GPU t() uploads what changed since the last call
+                self._consoles[key] = console
+        return console
 
     def reset_tables(self) -> ResetTables:
         """What reset_game reads besides the console (kernels/structs.ResetTables)."""
@@ -567,7 +577,7 @@ class ConsoleBatch:
             self.gpu.launch(env_kernel.drive_cuda, self.num_envs, *args)
             return
         # No more threads than consoles: a surplus thread only adds a wake-up to every launch.
-        run_on_threads(resolve_threads(0, self.num_envs), env_kernel.drive, args)
+        self._calls.on_threads(automatic_threads(self.num_envs), env_kernel.drive, args)
 
     def _threshold(self) -> int:
         """ALE adopts a new action when mt() / 2**32 >= p, i.e. mt() >= ceil(p * 2**32)."""

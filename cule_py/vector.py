@@ -53,7 +53,7 @@ from gymnasium.vector.utils import batch_space
 from . import continuous as continuous_
 from . import palette as palette_
 from ._device import CallClock, own_sm_threads
-from ._threads import numba_threads, resolve_threads, run_on_threads
+from ._threads import CompiledCalls, numba_threads, resolve_threads
 from .area_resize import area_table, check_supported, tap_major_table
 from .batch import ConsoleBatch, gpu_reset_blocks, gpu_step_registers
 from .errors import (InvalidActionError, InvalidActionTypeError, InvalidArgumentError,
@@ -239,6 +239,7 @@ class AtariVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.batch_size = int(batch_size) or self.num_envs
         self._threads = resolve_threads(num_threads, self.num_envs)
+        self._calls = CompiledCalls()           # the CPU kernels, called once a step or more
         self.obs_type = obs_type
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0]) & 0x7FFFFFFF
@@ -448,7 +449,7 @@ class AtariVectorEnv(VectorEnv):
         """The step launch on the consoles of `mask`, then the observation launch where the
         step leaves its observations to it (observation_bands > 0); no host sync on the GPU."""
         if self._gpu is None:
-            run_on_threads(self._threads, K.agent_step_cpu, self._step_args(mask))
+            self._calls.on_threads(self._threads, K.agent_step_cpu, self._step_args(mask))
             if self._observation_bands:
                 with numba_threads(self._threads):
                     K.agent_observe_cpu(*self._observe_args(mask))
@@ -484,9 +485,9 @@ class AtariVectorEnv(VectorEnv):
         # that may take them (a launch that finds nothing to do returns at once).
         if self._gpu is None:
             if self._direct_lanes:
-                run_on_threads(self._threads, K.agent_reset_cpu,
-                               self._reset_args(K.OP_FILL_TAILS, mask))
-            run_on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask))
+                self._calls.on_threads(self._threads, K.agent_reset_cpu,
+                                       self._reset_args(K.OP_FILL_TAILS, mask))
+            self._calls.on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask))
         else:
             if self._direct_lanes:
                 self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())
@@ -623,6 +624,7 @@ class AtariVectorEnv(VectorEnv):
             raise TypeError(f"reset_mask must be a boolean numpy array, got dtype {mask.dtype}")
         if mask.shape != (self.num_envs,):
             raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
+        mask = np.ascontiguousarray(mask)       # one type for the kernels (CompiledCalls)
         if not mask.all():
             if self.batch_size != self.num_envs:
                 raise ValueError(f"a partial reset (reset_mask) is not supported in async "

@@ -450,7 +450,7 @@ def flags_one(console, lives, terminal, truncated, env):
         console.st[env, L.ENV_EPISODE_FRAME] >= params[P_MAX_FRAMES]
 
 
-@njit(cache=CACHE_ENABLED)
+@njit(cache=CACHE_ENABLED, _nrt=False, error_model="numpy")
 def lives_and_flags(console, lives, terminal, truncated):
     """RomSettings::lives(), isTerminal() and the truncation flag of every console."""
     for env in range(console.st.shape[0]):
@@ -469,7 +469,7 @@ def action_rows(ids, act_rows, rows):
     return -1
 
 
-@njit(cache=CACHE_ENABLED)
+@njit(cache=CACHE_ENABLED, _nrt=False, error_model="numpy")
 def games_over(console, with_truncation, over):
     """ALE's game_over(with_truncation) of every console into `over` (bools): what a loop over
     the consoles asks before each act, without the lives and two more arrays of flags."""
