@@ -95,15 +95,15 @@ OUTLINED = ("run_console_frames", "device_read", "device_write", "banked_read", 
 CAPS = {
     "drive_cuda": {"registers": 255, "spill_store_bytes": 0},
     "lives_and_flags_cuda": {"registers": 17, "spill_store_bytes": 0},
-    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 148},
+    "agent_step_cuda": {"registers": 255, "spill_store_bytes": 140},
     # capped at 128 registers: 4 warps a scheduler instead of 2, with spills in the console loop
-    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 800},
+    "agent_step_cuda_capped": {"registers": 128, "spill_store_bytes": 716},
     # capped at 64: 8 warps a scheduler, for the largest batches
     "agent_step_cuda_lean": {"registers": 64, "spill_store_bytes": 3284},
     # unrolled pooling and resize loops; left uncapped (at 96 registers it spills 32 B, at 64
     # 220 B) until a GPU says whether occupancy pays
     "agent_observe_cuda": {"registers": 144, "spill_store_bytes": 0},
-    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 252},
+    "agent_reset_cuda": {"registers": 255, "spill_store_bytes": 244},
     "resetting_lanes_cuda": {"registers": 14, "spill_store_bytes": 0},
     "fill_tails_cuda": {"registers": 255, "spill_store_bytes": 868},
 }

@@ -15,7 +15,7 @@ from numba.extending import overload, register_jitable
 
 from .. import layout as L
 from ..riot import riot
-from ..tia import tia
+from ..tia import render, tia
 from ..cartridges.cart import cart_read, cart_tia_read, cart_tia_write, cart_write
 from ..cpu.cpu6507 import ALE, make_cpu
 from ..cpu.idle_loop import skip_idle_polls
@@ -133,6 +133,30 @@ def _device_write_drawing_cpu(st, fb, env, addr, value, clk):
         return device_write_by_address(console_address(st, env), console_address(fb, env),
                                        addr, value, clk, np.int32(1))
     return write
+
+
+@register_jitable(forceinline=True)
+def grey_out_frame(st, fb, env):
+    """render.grey_out_frame: inline, and on the CPU out of line by address. A partial frame is
+    rare, and the renderer it inlines took registers from the frame loop's hot code there."""
+    render.grey_out_frame(st, fb, env)
+
+
+@register_jitable(forceinline=False)
+def grey_out_frame_by_address(st_address, fb_address):
+    st = console_at(st_address, np.int32, _ONE_CONSOLE_STATE)
+    fb = console_at(fb_address, np.uint64, _ONE_CONSOLE_FRAMES)
+    render.grey_out_frame(st, fb, 0)
+
+
+@overload(grey_out_frame, target="cpu", jit_options={"forceinline": True})
+def _grey_out_frame_cpu(st, fb, env):
+    if not _rows_by_address(st, fb):
+        return None
+
+    def grey_out(st, fb, env):
+        grey_out_frame_by_address(console_address(st, env), console_address(fb, env))
+    return grey_out
 
 
 @register_jitable

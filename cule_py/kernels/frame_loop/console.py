@@ -13,10 +13,10 @@ from numba.extending import register_jitable
 
 from ..._jit_cache import cpu_core
 from .. import layout as L
-from ..tia import render, tia
+from ..tia import tia
 from ..riot import riot
 from ..gpu import warp_schedule  # noqa: F401  (the GPU's run_instructions: the warp scheduler)
-from .bus import run_instructions
+from .bus import grey_out_frame, run_instructions
 from ..cartridges.cart import cart_frame_start, cart_read, cart_reset
 from ..gpu.state_tiles import console_row
 
@@ -63,7 +63,7 @@ def run_frame(rom, scheme, ram, st, fb, env):
         st[env, L.TIA_PARTIAL_FRAME] = 0
         st[env, L.TIA_SCANLINES_LAST_FRAME] = scanline
     elif st[env, L.TIA_FRAME_GREYED] == 0:
-        render.grey_out_frame(st, fb, env)
+        grey_out_frame(st, fb, env)
         st[env, L.TIA_FRAME_GREYED] = 1
 
 

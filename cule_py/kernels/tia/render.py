@@ -599,8 +599,10 @@ def update_frame(st, fb, env, target):
     if target > display_stop:
         target = display_stop
     to_end = np.int32(st[env, L.TIA_CLOCKS_TO_LINE_END])
+    # The row of the line the cursor is on (the one just finished where to_end is 0), one more
+    # at each line end: the display window starts on a line, as the cursor's line does.
+    row = (cursor - (LINE - to_end) - display_start) // LINE
     while True:
-        segment_start = cursor
         from_start = LINE - to_end
         if target > cursor + to_end:
             n = to_end
@@ -614,7 +616,6 @@ def update_frame(st, fb, env, target):
             skip = min(HBLANK - from_start, n)
             from_start += skip
             n -= skip
-        row = (segment_start - display_start) // LINE
         if n > 0:
             draw_pixels(st, fb, env, row, from_start - HBLANK, n)
         if st[env, L.TIA_HMOVE_BLANK] != 0 and from_start < HBLANK + 8:
@@ -628,6 +629,7 @@ def update_frame(st, fb, env, target):
                 st[env, L.TIA_HMOVE_BLANK] = 0
         if to_end == LINE:
             end_of_line(st, env)
+            row += 1
         if cursor >= target:
             break
     st[env, L.TIA_CURSOR] = cursor
