@@ -445,7 +445,7 @@ class ConsoleBatch:
         terminal = xp.zeros(self.num_envs, np.bool_)
         truncated = xp.zeros(self.num_envs, np.bool_)
         if self.gpu is None:
-            env_kernel.lives_and_flags(self.console(), lives, terminal, truncated)
+            self._calls(env_kernel.lives_and_flags, self.console(), lives, terminal, truncated)
         else:
             self.gpu.launch(env_kernel.lives_and_flags_cuda, self.num_envs, self.console(), lives,
                             terminal, truncated)

@@ -48,6 +48,7 @@ def test_emulator_calls_keep_their_types(checked_calls):
     every_other[1] = False
     for step in range(40):
         emulator.game_over()
+        emulator.lives()
         emulator.act(rng.choice(legal, 4).astype(np.uint8), frames=1 + step % 3)
         if step == 10:
             emulator.reset(every_other)
@@ -59,7 +60,7 @@ def test_emulator_calls_keep_their_types(checked_calls):
         if step == 30:
             emulator.restore_state(saved, mask=every_other)
             emulator.power_cycle(every_other)
-    assert {"drive", "games_over"} <= checked_calls
+    assert {"drive", "games_over", "lives_and_flags"} <= checked_calls
 
 
 def test_vector_env_calls_keep_their_types(checked_calls):
