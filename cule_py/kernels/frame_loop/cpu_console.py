@@ -193,7 +193,7 @@ def start_background_compile() -> bool:
     global _background, _background_log
     if _console is not None or _background is not None or not CACHE_ENABLED or in_cache():
         return False
-    package_parent = str(pathlib.Path(__file__).resolve().parents[2])
+    package_parent = str(pathlib.Path(__file__).resolve().parents[3])   # holds the package
     env = dict(os.environ, **{settings.COMPILE_NOTICE.name: "0"},
                PYTHONPATH=os.pathsep.join(filter(None, [package_parent,
                                                         os.environ.get("PYTHONPATH")])))
