@@ -224,9 +224,9 @@ def _launcher() -> _Launcher:
 class CompiledCalls:
     """One owner's calls of numba CPU kernels: after the first call of a kernel, which the
     dispatcher makes (compiling or loading it), the compiled function itself, without the
-    dispatcher's typing of every argument at every call (~1.5 us for a structure of arrays such
-    as kernels/structs.Console; AtariEmulator's loop calls two kernels a frame, each ~250-750 us
-    for 16 consoles).
+    dispatcher's typing of every argument at every call (1.2-1.6 us for a structure of arrays
+    such as kernels/structs.Console, at each of the two kernel calls a frame of AtariEmulator's
+    loop, whose frame of 16 consoles emulates in ~250-750 us).
 
     The owner passes arguments of the first call's types at every call: its own arrays (fixed
     dtypes, dimensions, C layout), structures of them, ints, and masks made C-contiguous where
@@ -258,7 +258,7 @@ class CompiledCalls:
 
     def on_threads(self, count: int, kernel, args: tuple) -> None:
         """run_on_threads through `entry` (the claim counter is an argument too)."""
-        entry = self._entries.get(kernel)
+        entry = self._entries.get(kernel)     # first: the tuple below is needed only before
         if entry is None:
             entry = self.entry(kernel, (*args, _launcher().counter))
         run_on_threads(count, entry, args)
