@@ -69,6 +69,57 @@ def claim(counter, items):
             return item
 
 
+@register_jitable
+def claim_in_passes(counter, items, passes):
+    """(pass, item): `claim` over `passes` passes of the same `items`, every item of a pass
+    claimed before any of the next pass, each pass in claim's order; (passes, items) once none
+    is left. A kernel whose items have a second part to do after the first (the agent step's
+    observation after its frames) hands that part out this way, so that a thread that runs out
+    of first parts takes second parts instead of waiting for the others' last first part."""
+    blocks = np.uint64(max(counter[1], 1))
+    size = (items + blocks - np.uint64(1)) // blocks
+    span = blocks * size
+    while True:
+        index = np.uint64(_fetch_add_one(counter))
+        stage = index // span if span > 0 else np.uint64(passes)
+        if stage >= passes:
+            return np.uint64(passes), items
+        index -= stage * span
+        item = (index % blocks) * size + index // blocks
+        if item < items:
+            return stage, item
+
+
+@intrinsic
+def _fetch_or_at(typingctx, array, row, column, bits):
+    """array[row, column] |= bits atomically (acquire and release); the value before. For a
+    hand-off between two threads: each sets its bit, and the one that sees the other's does the
+    part that needs both, seeing what the other wrote before."""
+    if not (isinstance(array, types.Array) and array.ndim == 2
+            and isinstance(array.dtype, types.Integer) and isinstance(row, types.Integer)
+            and isinstance(column, types.Integer) and isinstance(bits, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        indices = [context.cast(builder, args[i], signature.args[i], types.intp) for i in (1, 2)]
+        pointer = cgutils.get_item_pointer(context, builder, array_type, view, indices)
+        value = context.cast(builder, args[3], signature.args[3], array_type.dtype)
+        return builder.atomic_rmw("or", pointer, value, "acq_rel")
+    return array.dtype(array, row, column, bits), codegen
+
+
+@register_jitable
+def hand_off(flags, row, column, bits):
+    """Set `bits` in flags[row, column] (atomically); True for the second of two threads that
+    meet there, which then owns what both prepared, and clears the flags for the next launch."""
+    if _fetch_or_at(flags, row, column, bits) == 0:
+        return False
+    flags[row, column] = 0
+    return True
+
+
 def _element_pointer(context, builder, signature, args):
     """Codegen: the address of array[index], the intrinsic's first two arguments."""
     array_type = signature.args[0]

@@ -55,7 +55,7 @@ from ..._jit_cache import CACHE_ENABLED
 from ..ale import environment as E
 from .. import layout as L
 from ..ale import reset_snapshot as RS
-from ..cpu_workers import claim
+from ..cpu_workers import claim, claim_in_passes, hand_off
 from .exact_float import mul_f32
 from ..tia.frame_buffer import PIXEL_MASK, ROW_WORDS, pixel
 from ..ale.mt19937 import mt_next
@@ -82,10 +82,11 @@ A_TABLE_RESETS = 16    # reset_games whose input-free frames came from the table
 A_TAIL_RESETS = 17     # resets whose fire and noop acts came from the table's tail region
 A_TAIL_BY_ORIGIN = 18  # of those, the ones found by their start entry, with no compare
 A_TAIL_DIRECT = 19     # of those, the ones from the start entry's direct tails (played ahead)
-A_OBS_DUE = 20         # 1: the last step left its observation to agent_observe_* (C_OBS_BANDS)
+A_OBS_DUE = 20         # 1: the last step left its observation to a later pass or launch
 A_OBS_NEWEST = 21      # and where that observation's two screens are (SRC_*, `observe`)
 A_OBS_OLDER = 22
-AGENT_FIELDS = 23
+A_OBS_HANDOFF = 23     # agent_step_cpu's observation pass: who of step and observation came
+AGENT_FIELDS = 24
 
 # cfg[] (int32): per-batch settings.
 C_SKIP_LO = 0          # frameskip drawn uniformly from [lo, hi); hi = lo + 1: fixed
@@ -847,7 +848,10 @@ def copy_console(source, target, env):
 
 
 @register_jitable
-def step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env):
+def step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env,
+                 observe):
+    """One agent step of console `env`; `observe`: make its observation too (else leave where
+    its screens are in A_OBS_* for a later pass or launch)."""
     skip = frameskip(agent, cfg, env)
     agent[env, A_LAST_SKIP] = skip
     agent[env, A_STEPS] += 1
@@ -880,7 +884,7 @@ def step_console(console, agent, cfg, action_rows, actions, screen, outputs, sav
     episodic = cfg[C_EPISODIC] != 0
     agent[env, A_ELAPSED] = elapsed
     agent[env, A_LIVES] = previous
-    if observe_in_step(cfg):
+    if observe:
         push(console.ram, console.fb, screen, cfg, env, newest, older)
     else:
         agent[env, A_OBS_NEWEST] = newest
@@ -905,16 +909,17 @@ def step_console(console, agent, cfg, action_rows, actions, screen, outputs, sav
 
 
 @register_jitable
-def step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env):
-    """One agent step for one console, or (next-step autoreset) nothing but marking the reset
-    that agent_reset_* then runs (A_RESET_NOW)."""
+def step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env, observe):
+    """One agent step for one console (`observe`: step_console's), or (next-step autoreset)
+    nothing but marking the reset that agent_reset_* then runs (A_RESET_NOW)."""
     autoreset = cfg[C_AUTORESET]
     if autoreset == AUTORESET_NEXT and agent[env, A_NEEDS_RESET] != 0:
         agent[env, A_RESET_NOW] = 1
         agent[env, A_GAME_ENDED] = 0
         agent[env, A_OBS_DUE] = 0
         return
-    step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env)
+    step_console(console, agent, cfg, action_rows, actions, screen, outputs, saved, env,
+                 observe)
     same = autoreset == AUTORESET_SAME and agent[env, A_GAME_ENDED] != 0
     agent[env, A_RESET_NOW] = 1 if same else 0
 
@@ -949,12 +954,24 @@ def agent_step_cpu(console, agent, cfg, action_rows, actions, screen, outputs, s
     `outputs`, `saved`: kernels/structs.py; `agent`, `cfg`: A_* and C_*; `actions`: each
     console's action, an index into `action_rows` (ALE's rows of the action set)."""
     consoles = np.uint64(console.st.shape[0])
+    in_step = observe_in_step(cfg)
+    # With more than one thread, the observations (~5 us a console, a step's frames ~20-80 us)
+    # are a second pass of claims: a thread out of consoles to step makes the others'
+    # observations instead of idling until the last console's frames end. Each observation is
+    # made by whichever of its console's stepper and its claimer comes second (hand_off).
+    passes = np.uint64(2 if in_step and counter[1] > 1 else 1)
+    observe = in_step and passes == 1
     while True:
-        env = claim(counter, consoles)
-        if env >= consoles:
+        stage, env = claim_in_passes(counter, consoles, passes)
+        if stage >= passes:
             break
-        if mask[env]:
-            step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env)
+        if stage == 0 and mask[env]:
+            step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env,
+                     observe)
+        if passes > 1 and hand_off(agent, env, A_OBS_HANDOFF, 1 + stage) and mask[env] \
+                and agent[env, A_OBS_DUE] != 0:
+            push(console.ram, console.fb, screen, cfg, env, np.int32(agent[env, A_OBS_NEWEST]),
+                 np.int32(agent[env, A_OBS_OLDER]))
 
 
 @register_jitable
@@ -1009,7 +1026,7 @@ def _agent_step_cuda(console, agent, cfg, action_rows, actions, screen, outputs,
     env = cuda.grid(1)
     if env < console.ram.shape[0] and mask[env]:
         step_one(console_at(console, env), agent, cfg, action_rows, actions,
-                 screen_at(screen, env), outputs, saved, env)
+                 screen_at(screen, env), outputs, saved, env, False)
 
 
 agent_step_cuda = cuda.jit(cache=CACHE_ENABLED)(E.renamed(_agent_step_cuda, "agent_step_cuda"))
