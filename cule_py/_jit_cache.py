@@ -171,7 +171,7 @@ def in_cache(py_func, signature) -> bool:
 #: beside the console compiling in a second process (kernels/frame_loop/cpu_console.py). A
 #: kernel not listed takes a few seconds.
 EXPECTED_SECONDS = {"drive": 12, "agent_step_cpu": 10, "agent_reset_cpu": 17,
-                    "agent_observe_cpu": 5}
+                    "agent_observe_cpu": 5, "direct_tails_due": 1}
 
 _announced: set[str] = set()
 

@@ -289,6 +289,11 @@ class AtariVectorEnv(VectorEnv):
         # Console-major even on the GPU: observations are returned as C-contiguous copies.
         self._obs = xp.zeros((n, stack_num, frame_size), np.uint8)
         self._obs_shape = (n, stack_num, *frame_shape)
+        # Outputs.observations: on the CPU, while a step of every console runs, the new array
+        # it returns (_step_cpu), else none; the GPU's kernels leave it alone.
+        self._no_delivery = self._obs if b.gpu is not None else self._obs[:0]
+        self._delivery = self._no_delivery
+        self._delivered = None              # the last step's, until recv() returns it
         fire = use_fire_reset and int(Action.FIRE) in ids
         cfg = np.zeros(K.CFG_FIELDS, np.int32)
         cfg[K.C_SKIP_LO], cfg[K.C_SKIP_HI] = skip_lo, skip_hi
@@ -376,7 +381,8 @@ class AtariVectorEnv(VectorEnv):
         b.start(kernels_ahead=[] if b.gpu is not None else [
             (K.agent_step_cpu, (*self._step_args(everyone), claim_counter())),
             (K.agent_reset_cpu, (*self._reset_args(K.OP_AUTORESET, everyone),
-                               claim_counter()))])
+                               claim_counter())),
+            (reset_snapshot.direct_tails_due, (self._reset_table.meta,))])
         if b.height != int(self._cfg_host[K.C_SRC_H]):
             self._make_screen_arrays(b.height, b.pal)
             self._cfg_host[K.C_SRC_H] = b.height
@@ -433,7 +439,8 @@ class AtariVectorEnv(VectorEnv):
 
     def _kernel_outputs(self) -> Outputs:
         """Where the kernels write a step's per-console outputs (kernels/structs.Outputs)."""
-        return Outputs(self._rewards, self._terminated, self._truncated, self._lives)
+        return Outputs(self._rewards, self._terminated, self._truncated, self._lives,
+                       self._delivery)
 
     def _step_args(self, mask) -> tuple:
         """agent_step_cpu / agent_step_cuda's arguments, in order."""
@@ -482,12 +489,17 @@ class AtariVectorEnv(VectorEnv):
                                    self._batch.state[:, L.SYSTEM_RNG_POSITION], self.xp,
                                    first_miss_writes=self._first_miss_writes)
         # The direct tails of start entries readable from now on, played before the resets
-        # that may take them (a launch that finds nothing to do returns at once).
+        # that may take them. On the CPU, each launch on no more threads than it has items: a
+        # helper with nothing to claim still costs its start and join (~5-15 us), and most
+        # autoreset launches reset one console and find no tail due.
         if self._gpu is None:
             if self._direct_lanes:
-                self._calls.on_threads(self._threads, K.agent_reset_cpu,
-                                       self._reset_args(K.OP_FILL_TAILS, mask))
-            self._calls.on_threads(self._threads, K.agent_reset_cpu, self._reset_args(op, mask))
+                due = self._calls(reset_snapshot.direct_tails_due, self._reset_table.meta)
+                if due:
+                    self._calls.on_threads(min(self._threads, due), K.agent_reset_cpu,
+                                           self._reset_args(K.OP_FILL_TAILS, mask))
+            threads = min(self._threads, max(int(np.count_nonzero(mask)), 1))
+            self._calls.on_threads(threads, K.agent_reset_cpu, self._reset_args(op, mask))
         else:
             if self._direct_lanes:
                 self._gpu.launch(K.fill_tails_cuda, self._direct_lanes, *self._fill_args())
@@ -690,6 +702,18 @@ class AtariVectorEnv(VectorEnv):
             self._step_cpu(mask)
 
     def _step_cpu(self, mask) -> None:
+        """The step's launches. With every console stepping and observations made in the
+        step, its kernels fill the observation array the step returns (`_delivered`)."""
+        delivering = mask is self._all and not self._observation_bands
+        if delivering:
+            self._delivery = np.empty(self._obs.shape, np.uint8)
+        try:
+            self._step_launches(mask)
+        finally:
+            if delivering:
+                self._delivered, self._delivery = self._delivery, self._no_delivery
+
+    def _step_launches(self, mask) -> None:
         # One step launch over the whole mask: under NextStep the kernel itself leaves the
         # consoles whose last step ended the game to the reset launch (A_RESET_NOW).
         self._step_kernels(mask)
@@ -744,8 +768,11 @@ class AtariVectorEnv(VectorEnv):
         rewards = self._rewards[where].copy()
         terminated = self._terminated[where].copy()
         truncated = self._truncated[where].copy()
-        return (self._observation(ids), rewards, terminated, truncated,
-                self._info(ids, stepped=True))
+        if ids is None and self._delivered is not None:
+            obs, self._delivered = self._delivered.reshape(self._obs_shape), None
+        else:
+            obs = self._observation(ids)
+        return obs, rewards, terminated, truncated, self._info(ids, stepped=True)
 
     def _device_ids(self, ids):
         return ids if self._gpu is None else self.xp.asarray(ids)

@@ -13,7 +13,7 @@ import pytest
 from numba import njit
 
 from cule_py._threads import run_on_threads
-from cule_py.kernels.cpu_workers import claim, claim_counter
+from cule_py.kernels.cpu_workers import claim, claim_counter, claim_in_passes, hand_off
 from cule_py.vector import AtariVectorEnv
 
 
@@ -49,6 +49,70 @@ def test_claims_go_round_one_block_of_consoles_per_thread():
     assert sorted(_claims_in_order(counter, 10)) == list(range(10))
     counter[0], counter[1] = 0, 1
     assert list(_claims_in_order(counter, 4)) == [0, 1, 2, 3]
+
+
+@njit
+def _passes_in_order(counter, items, passes):
+    out = []
+    while True:
+        stage, i = claim_in_passes(counter, np.uint64(items), np.uint64(passes))
+        if stage >= passes:
+            return out
+        out.append((np.int64(stage), np.int64(i)))
+
+
+def test_passes_claim_every_item_once_a_pass_each_pass_in_claim_order():
+    counter = claim_counter()
+    counter[0], counter[1] = 0, 2
+    assert list(_passes_in_order(counter, 5, 2)) == [(0, 0), (0, 3), (0, 1), (0, 4), (0, 2),
+                                                    (1, 0), (1, 3), (1, 1), (1, 4), (1, 2)]
+    counter[0], counter[1] = 0, 3
+    claims = list(_passes_in_order(counter, 10, 3))
+    assert [stage for stage, _ in claims] == [0] * 10 + [1] * 10 + [2] * 10
+    assert all(sorted(i for s, i in claims if s == stage) == list(range(10)) for stage in range(3))
+    counter[0], counter[1] = 0, 2
+    assert list(_passes_in_order(counter, 0, 2)) == []
+
+
+@njit(nogil=True)
+def _two_parts(work, first, second, flags, second_by_stage, counter):
+    """Part one of each item (a busy loop of work[i] turns), then part two, which reads part
+    one's result, by whichever thread meets the hand-off second."""
+    items = np.uint64(first.shape[0])
+    while True:
+        stage, i = claim_in_passes(counter, items, np.uint64(2))
+        if stage >= 2:
+            break
+        if stage == 0:
+            x = np.int64(i)
+            for k in range(work[i]):
+                x = (x * 31 + k) % 1000003
+            first[i] = x + 1
+        if hand_off(flags, i, 1, 1 + stage):
+            second[i] = first[i]
+            second_by_stage[i, stage] += 1
+
+
+def test_a_hand_off_gives_each_second_part_to_one_thread_after_the_first_part():
+    """Part two of an item runs once a launch, after part one (it sees part one's result),
+    whether part one's thread or a later claimer of part two meets the hand-off second; the
+    flags are clear after every launch. Part one's long items sit at the end of the claims, so
+    that a thread out of part ones claims part twos whose part one is still running."""
+    items = 40
+    work = np.full(items, 2_000, np.int64)
+    work[-4:] = 200_000
+    flags = np.zeros((items, 2), np.int32)
+    second_by_stage = np.zeros((items, 2), np.int64)
+    for launch in range(60):
+        first = np.zeros(items, np.int64)
+        second = np.full(items, -1, np.int64)
+        run_on_threads(2, _two_parts, (work, first, second, flags, second_by_stage))
+        np.testing.assert_array_equal(second, first)
+        assert (first > 0).all()
+        assert not flags.any()
+    assert (second_by_stage.sum(axis=1) == 60).all()
+    # both ways round happened: a claimer that came first, and a part one that came second
+    assert second_by_stage[:, 1].sum() > 0 and second_by_stage[:, 0].sum() > 0
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

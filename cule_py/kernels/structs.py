@@ -48,8 +48,11 @@ Saved = namedtuple("Saved", "st ram logic")
 #: destination, source and weight of each tap; cule_py/area_resize.py).
 Screen = namedtuple("Screen", "palette raw scratch obs xd xs xa yd ys ya")
 
-#: A step's per-console outputs: reward, terminated, truncated, lives.
-Outputs = namedtuple("Outputs", "rewards terminated truncated lives")
+#: A step's per-console outputs: reward, terminated, truncated, lives, and the observations the
+#: step returns (shaped as Screen.obs): on the CPU a new array each step, into which the kernels
+#: copy each console's stack once it is made, or zero consoles where the host wants none; on
+#: the GPU unused (the host copies the stacks there, on the device).
+Outputs = namedtuple("Outputs", "rewards terminated truncated lives observations")
 
 
 @register_jitable

@@ -666,6 +666,19 @@ def push(ram, fb, screen, cfg, env, newest, older):
 
 
 @register_jitable
+def deliver(screen, outputs, env):
+    """Console `env`'s frame stack into the observations the step returns, where the host asked
+    for them (Outputs.observations): each thread copies its consoles', where the host's one
+    thread would copy the whole batch after the launch."""
+    delivered = outputs.observations
+    if env < delivered.shape[0]:
+        obs = screen.obs
+        for slot in range(obs.shape[1]):
+            for k in range(obs.shape[2]):
+                delivered[env, slot, k] = obs[env, slot, k]
+
+
+@register_jitable
 def observe_in_step(cfg):
     """Whether the step kernel makes its observation itself (C_OBS_BANDS == 0) or leaves it to
     agent_observe_*. The GPU always leaves it: there the step kernel runs one warp a scheduler
@@ -968,10 +981,13 @@ def agent_step_cpu(console, agent, cfg, action_rows, actions, screen, outputs, s
         if stage == 0 and mask[env]:
             step_one(console, agent, cfg, action_rows, actions, screen, outputs, saved, env,
                      observe)
+            if observe and agent[env, A_OBS_DUE] != 0:
+                deliver(screen, outputs, env)
         if passes > 1 and hand_off(agent, env, A_OBS_HANDOFF, 1 + stage) and mask[env] \
                 and agent[env, A_OBS_DUE] != 0:
             push(console.ram, console.fb, screen, cfg, env, np.int32(agent[env, A_OBS_NEWEST]),
                  np.int32(agent[env, A_OBS_OLDER]))
+            deliver(screen, outputs, env)
 
 
 @register_jitable
@@ -1018,7 +1034,10 @@ def agent_reset_cpu(op, console, tables, noop_mt, agent, cfg, screen, outputs, t
         if fill:
             RS.fill_direct_tail(console, table, index, fire, NOOP_ROW, FIRE_ROW)
         elif mask[index]:
+            resets = op != OP_AUTORESET or agent[index, A_RESET_NOW] != 0
             reset_one(op, console, tables, noop_mt, agent, cfg, screen, outputs, table, index)
+            if resets and agent[index, A_RNG_SHORT] == 0:
+                deliver(screen, outputs, index)
 
 
 def _agent_step_cuda(console, agent, cfg, action_rows, actions, screen, outputs, saved, mask):

@@ -74,10 +74,11 @@ so the fill plays frames in them through the console's own compiled code.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
+from numba import cuda, njit
 from numba.extending import overload, register_jitable
 
 from . import environment as E
+from ..._jit_cache import CACHE_ENABLED
 from .. import layout as L
 from .mt19937 import mt_next, mt_peek
 from ..structs import Console, ResetTable
@@ -428,6 +429,30 @@ def tail_end(console, table, env, entry, complete):
 
 
 @register_jitable
+def _direct_tail_due(meta, origin, fires):
+    """Whether the fill of the direct tail of (`origin`, `fires`) has anything to do in this
+    launch: its start entry is readable and flagged (the flag is final once the entry is
+    readable), and the tail is not yet played."""
+    if origin >= meta[TABLE_DIRECT_ORIGINS] or origin >= meta[TABLE_USABLE]:
+        return False
+    return meta[_direct_status(meta, origin, fires)] == 0 and \
+        meta[_start_flag(meta, origin)] != 0
+
+
+@njit(nogil=True, cache=CACHE_ENABLED, _nrt=False, error_model="numpy")
+def direct_tails_due(meta):
+    """How many lanes of the direct region's fill have anything to do in the launch that
+    open_launch has just opened: the host launches the fill on the CPU only then, on as many
+    threads (most launches find none)."""
+    due = 0
+    for origin in range(meta[TABLE_DIRECT_ORIGINS]):
+        for fires in range(meta[TABLE_DIRECT_FIRES] + 1):
+            if _direct_tail_due(meta, origin, fires):
+                due += 1
+    return due
+
+
+@register_jitable
 def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
     """One lane of the direct region's fill: the tails of start entry `origin` whose effective
     actions are `fires` FIREs then NOOPs, after 1 to TABLE_DIRECT_ACTS acts (the most a reset
@@ -440,11 +465,9 @@ def fill_direct_tail(console, table, lane, fire, noop_row, fire_row):
     meta, t_st = table.meta, table.st
     per_origin = meta[TABLE_DIRECT_FIRES] + 1
     origin, fires = lane // per_origin, lane % per_origin
-    if origin >= meta[TABLE_DIRECT_ORIGINS] or origin >= meta[TABLE_USABLE]:
+    if not _direct_tail_due(meta, origin, fires):
         return
     status = _direct_status(meta, origin, fires)
-    if meta[status] != 0 or meta[_start_flag(meta, origin)] == 0:
-        return
     source = 2 * origin + LATER
     if (fires > 0 and not fire) or t_st[source, L.ENV_STICKY_ACTION] != noop_row or \
             t_st[source, L.ENV_PADDLE_DELTA] != t_st[source, L.ENV_PADDLE_REQUEST]:
