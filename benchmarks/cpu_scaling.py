@@ -9,9 +9,11 @@ Every side at every thread count is one env in a process of its own, as a user r
 `--one-process`, all of them in this one), measured in steady state by
 cule_py.steady_state.measure_vector_env (warm-up past the first episode ends, timed windows with
 episode ends in them); the sides take turns in each round, the order rotating per round, so a
-ratio within a round compares like with like on a host whose speed drifts. Scaling is each
-round's `threads` figure over the same round's 1-thread figure; the table gives the median over
-rounds and its range. `--busy N` runs N processes that spin in Python beside the whole
+ratio within a round compares like with like on a host whose speed drifts, and each side's
+thread counts run one right after the other (their order alternating), so that a scaling ratio
+compares windows seconds apart: on the development VM a slow spell of the host lasts tens of
+seconds. Scaling is each round's `threads` figure over the same round's 1-thread figure; the
+table gives the median over rounds and its range. `--busy N` runs N processes that spin in Python beside the whole
 measurement (contention; each side's CPU share then shows what it got). EnvPool comes from the
 `bench` extra (pip install "cule_py[bench]"); without it, its columns are left out.
 """
@@ -56,7 +58,7 @@ def _median_range(values: list[float]) -> str:
 
 def measure_game(game: str, sides: list[str], threads: list[int], args) -> dict:
     """Every side at every thread count, paired rounds; per (side, threads) its results."""
-    plan = [(side, t) for t in threads for side in sides]
+    plan = [(side, t) for side in sides for t in threads]
     runs = ss.paired_rounds(
         game, [ss.Side(f"{ss.SIDE_NAMES[side]} {t} thread(s)",
                        functools.partial(MAKERS[side], game, args.envs_per_thread * t, threads=t),
@@ -64,7 +66,7 @@ def measure_game(game: str, sides: list[str], threads: list[int], args) -> dict:
         rounds=args.rounds, warmup_steps=args.warmup, window_steps=args.window_steps,
         windows=args.windows, seed=args.seed,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
-        own_processes=not args.one_process)
+        own_processes=not args.one_process, adjacent=len(threads))
     return {key: results for key, results in zip(plan, runs)}
 
 

@@ -774,15 +774,32 @@ def _serve_side(conn, make: Callable[[], Any], game: str, progress: bool) -> Non
             env.close()
 
 
+def round_order(count: int, round_: int, adjacent: int = 1) -> list[int]:
+    """The order in which paired_rounds runs `count` sides in round `round_` (from 0): groups
+    of `adjacent` consecutive sides, rotated by one group a round, each group reversed in odd
+    rounds."""
+    step = max(adjacent, 1)
+    groups = [list(range(first, min(first + step, count))) for first in range(0, count, step)]
+    shift = round_ % max(len(groups), 1)
+    return [i for group in [*groups[shift:], *groups[:shift]]
+            for i in (group if round_ % 2 == 0 else group[::-1])]
+
+
 def paired_rounds(game: str, sides: Sequence[Side], *, rounds: int = 3,
                   warmup_steps: int | None = None, window_steps: int = 200, windows: int = 3,
                   seed: int = 0, time_budget: float | None = None,
                   progress: Callable[[str], None] | None = None,
-                  own_processes: bool = False) -> list[list[SteadyStateResult]]:
+                  own_processes: bool = False,
+                  adjacent: int = 1) -> list[list[SteadyStateResult]]:
     """`rounds` rounds of every side, back to back in each round, the order rotating by one side
     per round so that no side always runs first; each side's results in `sides`' order. A side's
     env is made once: round 1 is a full `measure_vector_env`, later rounds go on from where its
     last round left it, with the same fresh action seed on every side.
+
+    `adjacent`: `sides` come in groups of that many that always run one right after another
+    (their order within the group reversed every other round), and the rotation is by group:
+    a ratio within a group then compares windows seconds apart, not a round apart, on a host
+    whose speed drifts over tens of seconds (benchmarks/cpu_scaling.py's thread counts).
 
     `own_processes`: each side's env lives in a process of its own, idle while the others run.
     In one process, the other sides' envs and their threads stay alive beside the one measured
@@ -796,8 +813,7 @@ def paired_rounds(game: str, sides: Sequence[Side], *, rounds: int = 3,
             for process in envs.values():
                 process.wait_ready()
         for round_ in range(rounds):
-            shift = round_ % len(sides)
-            for i in [*range(shift, len(sides)), *range(shift)]:
+            for i in round_order(len(sides), round_, adjacent):
                 side = sides[i]
                 request = dict(label=f"{side.label} round {round_ + 1}",
                                warmup_steps=warmup_steps, window_steps=window_steps,

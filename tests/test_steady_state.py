@@ -379,3 +379,17 @@ def test_a_side_process_reports_its_error():
                    functools.partial(ss.make_cule_env, "no_such_game", 2, threads=1), 1)
     with pytest.raises(RuntimeError, match="no_such_game"):
         ss.paired_rounds("no_such_game", [side], rounds=1, own_processes=True)
+
+
+def test_rounds_rotate_and_keep_adjacent_sides_together():
+    """Sides rotate by one a round; with `adjacent`, a group (one side's thread counts) always
+    runs back to back, the group rotating as a whole and its order alternating."""
+    assert [ss.round_order(3, r) for r in range(3)] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    orders = [ss.round_order(6, r, adjacent=2) for r in range(4)]
+    assert orders == [[0, 1, 2, 3, 4, 5], [3, 2, 5, 4, 1, 0], [4, 5, 0, 1, 2, 3],
+                      [1, 0, 3, 2, 5, 4]]
+    for order in orders:
+        assert sorted(order) == list(range(6))
+        for first in (0, 2, 4):
+            assert abs(order.index(first) - order.index(first + 1)) == 1
+    assert ss.round_order(5, 1, adjacent=2) == [3, 2, 4, 1, 0]
