@@ -85,7 +85,7 @@ A_TAIL_DIRECT = 19     # of those, the ones from the start entry's direct tails 
 A_OBS_DUE = 20         # 1: the last step left its observation to a later pass or launch
 A_OBS_NEWEST = 21      # and where that observation's two screens are (SRC_*, `observe`)
 A_OBS_OLDER = 22
-A_OBS_HANDOFF = 23     # agent_step_cpu's observation pass: who of step and observation came
+A_OBS_HANDOFF = 23     # agent_step_cpu's second pass: which of stepper and claimer came (hand_off)
 AGENT_FIELDS = 24
 
 # cfg[] (int32): per-batch settings.
@@ -968,7 +968,7 @@ def agent_step_cpu(console, agent, cfg, action_rows, actions, screen, outputs, s
     console's action, an index into `action_rows` (ALE's rows of the action set)."""
     consoles = np.uint64(console.st.shape[0])
     in_step = observe_in_step(cfg)
-    # With more than one thread, the observations (~5 us a console, a step's frames ~20-80 us)
+    # With more than one thread, the observations (a few us a console, its frames tens of us)
     # are a second pass of claims: a thread out of consoles to step makes the others'
     # observations instead of idling until the last console's frames end. Each observation is
     # made by whichever of its console's stepper and its claimer comes second (hand_off).
