@@ -64,9 +64,16 @@ def claim(counter, items):
         index = np.uint64(_fetch_add_one(counter))
         if index >= blocks * size:
             return items
-        item = (index % blocks) * size + index // blocks
+        item = _round_the_blocks(index, blocks, size)
         if item < items:
             return item
+
+
+@register_jitable
+def _round_the_blocks(index, blocks, size):
+    """The item of claim number `index` (within a pass) when claims go round `blocks` blocks of
+    `size` items (claim's order)."""
+    return (index % blocks) * size + index // blocks
 
 
 @register_jitable
@@ -84,8 +91,7 @@ def claim_in_passes(counter, items, passes):
         stage = index // span if span > 0 else np.uint64(passes)
         if stage >= passes:
             return np.uint64(passes), items
-        index -= stage * span
-        item = (index % blocks) * size + index // blocks
+        item = _round_the_blocks(index - stage * span, blocks, size)
         if item < items:
             return stage, item
 
